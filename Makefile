@@ -1,0 +1,99 @@
+# tightfit build. `make` builds build/tightfit and the engine library; `make test` and
+# `make demo` first install missing Debian packages (scripts/deps.sh), then build and run.
+# The real work happens in a sub-make so that pkg-config runs after the packages exist.
+
+CC ?= cc
+BUILD ?= build
+PKGS := openblas lapacke libcjson libpng
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+# determinism and portable binaries: no -march=native, no -ffast-math, no FMA contraction
+CFLAGS_BASE := -std=c11 -g -Wall -Wextra -Werror -ffp-contract=off -D_DEFAULT_SOURCE \
+  -Iengine -Itasks -Icli $(PKG_CFLAGS)
+OPT ?= -O2
+SAN ?=
+VALGRIND ?= 1
+CFLAGS := $(CFLAGS_BASE) $(OPT) $(SAN)
+LDLIBS := $(PKG_LIBS) -lm -lpthread
+DEPFLAGS = -MMD -MP
+
+ENGINE_SRC := $(wildcard engine/*.c)
+TASKS_SRC := $(wildcard tasks/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+TEST_SRC := $(wildcard tests/*/test_*.c)
+BENCH_SRC := $(wildcard bench/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+ENGINE_LIB := $(BUILD)/libtightfit_engine.a
+TASKS_LIB := $(BUILD)/libtightfit_tasks.a
+CLI_BIN := $(BUILD)/tightfit
+TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+.PHONY: all deps test check demo demo-run bench bench-run asan clean format format-check
+
+all: $(CLI_BIN) $(ENGINE_LIB)
+
+deps:
+	@bash scripts/deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(ENGINE_LIB): $(call obj,$(ENGINE_SRC))
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(TASKS_LIB): $(call obj,$(TASKS_SRC))
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(CLI_BIN): $(call obj,$(CLI_SRC)) $(TASKS_LIB) $(ENGINE_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TASKS_LIB) $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(TASKS_LIB) $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# ---- the two commands
+test: deps
+	@$(MAKE) --no-print-directory check
+
+check: $(CLI_BIN) $(TEST_BINS)
+	@TIGHTFIT_BIN=$(CLI_BIN) VALGRIND=$(VALGRIND) bash scripts/run_tests.sh $(TEST_BINS)
+
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: $(CLI_BIN)
+	@bash scripts/demo.sh $(CLI_BIN) out/demo
+
+bench: deps
+	@$(MAKE) --no-print-directory bench-run
+
+bench-run: $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do $$b || exit 1; done
+
+# all tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build tree
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  VALGRIND=0 check
+
+clean:
+	rm -rf build out/demo
+
+FORMAT_SRC = $(ENGINE_SRC) $(TASKS_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) $(wildcard */*.h)
+format:
+	clang-format -i $(FORMAT_SRC)
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_SRC)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,19 @@
+// The `tightfit` command's subcommands and shared helpers.
+#ifndef TF_CLI_H
+#define TF_CLI_H
+
+#include <stdio.h>
+
+// exit statuses: 0 ok, 1 the run failed, 2 bad usage or bad input
+enum { TF_EXIT_OK = 0, TF_EXIT_FAIL = 1, TF_EXIT_USAGE = 2 };
+
+int tf_cmd_run(int argc, char** argv);
+int tf_cmd_list(int argc, char** argv);
+
+// writes the top-level usage to f
+void tf_cli_usage(FILE* f);
+
+// parses a finite number in [lo, hi]; on failure prints "tightfit: OPTION ..." and returns -1
+int tf_cli_parse_number(const char* option, const char* text, double lo, double hi, double* out);
+
+#endif  // TF_CLI_H

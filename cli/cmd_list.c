@@ -1,0 +1,64 @@
+// `tightfit list`: what exists, read from the same registries the engine and tests use.
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "scenes.h"
+#include "tightfit.h"
+
+static const char* const joint_names[TF_JOINT_NTYPE] = {"free", "ball", "hinge", "slide"};
+static const char* const actuator_names[TF_ACT_NTYPE] = {"motor", "position", "velocity"};
+
+int tf_cmd_list(int argc, char** argv) {
+  int json = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else {
+      fprintf(stderr, "tightfit list: unknown option '%s'\n", argv[i]);
+      tf_cli_usage(stderr);
+      return TF_EXIT_USAGE;
+    }
+  }
+  if (!json) {
+    printf("scenes:\n");
+    for (int i = 0; i < tf_scene_count(); i++) {
+      const tf_scene* s = tf_scene_at(i);
+      printf("  %-16s %s (default dt %g s, %g s)\n", s->name, s->description, s->dt,
+             s->duration);
+    }
+    printf("integrators:");
+    for (int i = 0; i < TF_INTEGRATOR_N; i++) printf(" %s", tf_integrator_name(i));
+    printf("\njoints:");
+    for (int i = 0; i < TF_JOINT_NTYPE; i++) printf(" %s", joint_names[i]);
+    printf("\nactuators:");
+    for (int i = 0; i < TF_ACT_NTYPE; i++) printf(" %s", actuator_names[i]);
+    printf("\n");
+    return TF_EXIT_OK;
+  }
+  cJSON* root = cJSON_CreateObject();
+  cJSON* scenes = cJSON_AddArrayToObject(root, "scenes");
+  for (int i = 0; i < tf_scene_count(); i++) {
+    const tf_scene* s = tf_scene_at(i);
+    cJSON* o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", s->name);
+    cJSON_AddStringToObject(o, "description", s->description);
+    cJSON_AddNumberToObject(o, "dt", s->dt);
+    cJSON_AddNumberToObject(o, "duration", s->duration);
+    cJSON_AddItemToArray(scenes, o);
+  }
+  cJSON* integrators = cJSON_AddArrayToObject(root, "integrators");
+  for (int i = 0; i < TF_INTEGRATOR_N; i++) {
+    cJSON_AddItemToArray(integrators, cJSON_CreateString(tf_integrator_name(i)));
+  }
+  cJSON_AddItemToObject(root, "joints", cJSON_CreateStringArray(joint_names, TF_JOINT_NTYPE));
+  cJSON_AddItemToObject(root, "actuators", cJSON_CreateStringArray(actuator_names, TF_ACT_NTYPE));
+  char* text = cJSON_PrintUnformatted(root);
+  int status = text ? TF_EXIT_OK : TF_EXIT_FAIL;
+  if (text) printf("%s\n", text);
+  free(text);
+  cJSON_Delete(root);
+  return status;
+}

@@ -1,0 +1,157 @@
+// `tightfit run --scene NAME`: simulates a reference scene and prints one JSON object (or a
+// short human summary) of its metrics.
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "scenes.h"
+#include "tightfit.h"
+
+static void usage_error(const char* fmt, const char* arg) {
+  fprintf(stderr, "tightfit run: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  tf_cli_usage(stderr);
+}
+
+static void list_scenes(FILE* f) {
+  for (int i = 0; i < tf_scene_count(); i++) {
+    fprintf(f, "%s%s", i ? ", " : "", tf_scene_at(i)->name);
+  }
+}
+
+// non-finite values become JSON null, not an invalid token
+static void add_number(cJSON* o, const char* key, double x) {
+  if (isfinite(x)) {
+    cJSON_AddNumberToObject(o, key, x);
+  } else {
+    cJSON_AddNullToObject(o, key);
+  }
+}
+
+static cJSON* result_json(const tf_scene* scene, double dt, double duration,
+                          tf_integrator integrator, const tf_scene_result* r) {
+  cJSON* o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "scene", scene->name);
+  cJSON_AddStringToObject(o, "integrator", tf_integrator_name(integrator));
+  add_number(o, "dt", dt);
+  add_number(o, "duration", duration);
+  cJSON_AddStringToObject(o, "status", r->diverged ? "diverged" : "ok");
+  add_number(o, "steps", (double)r->steps);
+  add_number(o, "sim_time", r->sim_time);
+  add_number(o, "wall_time", r->wall_time);
+  add_number(o, "steps_per_s", r->steps_per_s);
+  add_number(o, "realtime_factor", r->realtime_factor);
+  add_number(o, "energy_initial", r->energy_initial);
+  add_number(o, "energy_final", r->energy_final);
+  add_number(o, "energy_drift_max", r->energy_drift_max);
+  add_number(o, "kinetic_max", r->kinetic_max);
+  add_number(o, "energy_drift_rel",
+             r->kinetic_max > 0 ? r->energy_drift_max / r->kinetic_max : NAN);
+  add_number(o, "momentum_drift_rel", r->momentum_drift_max);
+  if (!isnan(r->period_analytic)) {
+    add_number(o, "period", r->period);
+    add_number(o, "period_analytic", r->period_analytic);
+    add_number(o, "period_error_rel", (r->period - r->period_analytic) / r->period_analytic);
+  }
+  if (!isnan(r->omega_y_min)) {
+    add_number(o, "omega_y_min", r->omega_y_min);
+    add_number(o, "omega_y_max", r->omega_y_max);
+    cJSON_AddBoolToObject(o, "omega_y_flipped", r->omega_y_min < 0 && r->omega_y_max > 0);
+  }
+  cJSON* stages = cJSON_AddObjectToObject(o, "stage_us");
+  for (int k = 0; k < TF_TIMER_N; k++) add_number(stages, tf_timer_name(k), r->stage_us[k]);
+  return o;
+}
+
+int tf_cmd_run(int argc, char** argv) {
+  const char* scene_name = NULL;
+  const char* integrator_name = "euler";
+  double dt = NAN, duration = NAN;
+  int json = 0;
+  for (int i = 0; i < argc; i++) {
+    const char* opt = argv[i];
+    int has_value = i + 1 < argc;
+    if (strcmp(opt, "--json") == 0) {
+      json = 1;
+    } else if (strcmp(opt, "--scene") == 0 || strcmp(opt, "--integrator") == 0 ||
+               strcmp(opt, "--dt") == 0 || strcmp(opt, "--duration") == 0) {
+      if (!has_value) {
+        usage_error("%s needs a value", opt);
+        return TF_EXIT_USAGE;
+      }
+      const char* value = argv[++i];
+      if (strcmp(opt, "--scene") == 0) {
+        scene_name = value;
+      } else if (strcmp(opt, "--integrator") == 0) {
+        integrator_name = value;
+      } else if (strcmp(opt, "--dt") == 0) {
+        if (tf_cli_parse_number("--dt", value, 1e-7, 1.0, &dt)) return TF_EXIT_USAGE;
+      } else if (tf_cli_parse_number("--duration", value, 1e-7, 1e5, &duration)) {
+        return TF_EXIT_USAGE;
+      }
+    } else {
+      usage_error("unknown option '%s'", opt);
+      return TF_EXIT_USAGE;
+    }
+  }
+  if (!scene_name) {
+    usage_error("%s", "--scene is required");
+    return TF_EXIT_USAGE;
+  }
+  const tf_scene* scene = tf_scene_find(scene_name);
+  if (!scene) {
+    fprintf(stderr, "tightfit run: unknown scene '%s' (valid: ", scene_name);
+    list_scenes(stderr);
+    fprintf(stderr, ")\n");
+    return TF_EXIT_USAGE;
+  }
+  int integrator = tf_integrator_from_name(integrator_name);
+  if (integrator < 0) {
+    fprintf(stderr, "tightfit run: unknown integrator '%s' (valid: euler, rk4)\n",
+            integrator_name);
+    return TF_EXIT_USAGE;
+  }
+  if (isnan(dt)) dt = scene->dt;
+  if (isnan(duration)) duration = scene->duration;
+  if (duration / dt > 1e9) {
+    fprintf(stderr, "tightfit run: --duration / --dt is over 1e9 steps\n");
+    return TF_EXIT_USAGE;
+  }
+
+  tf_scene_result result;
+  char err[256];
+  if (tf_scene_run(scene, dt, duration, integrator, &result, err, sizeof(err))) {
+    fprintf(stderr, "tightfit run: %s\n", err);
+    return TF_EXIT_FAIL;
+  }
+  cJSON* o = result_json(scene, dt, duration, integrator, &result);
+  int status = result.diverged ? TF_EXIT_FAIL : TF_EXIT_OK;
+  if (json) {
+    char* text = cJSON_PrintUnformatted(o);
+    if (text) {
+      printf("%s\n", text);
+    } else {
+      status = TF_EXIT_FAIL;
+    }
+    free(text);
+  } else {
+    printf("%s (%s, dt %g s, %g s): %s, %ld steps, %.3g steps/s, realtime x%.3g\n",
+           scene->name, tf_integrator_name(integrator), dt, duration,
+           result.diverged ? "DIVERGED" : "ok", result.steps, result.steps_per_s,
+           result.realtime_factor);
+    printf("  energy drift %.3g J (%.3g of max kinetic energy)\n", result.energy_drift_max,
+           result.kinetic_max > 0 ? result.energy_drift_max / result.kinetic_max : NAN);
+    if (!isnan(result.period)) {
+      printf("  period %.9g s (analytic %.9g s)\n", result.period, result.period_analytic);
+    }
+    if (!isnan(result.omega_y_min)) {
+      printf("  omega_y in [%.6g, %.6g] rad/s\n", result.omega_y_min, result.omega_y_max);
+    }
+  }
+  cJSON_Delete(o);
+  return status;
+}

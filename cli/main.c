@@ -1,0 +1,58 @@
+// tightfit: entry point and subcommand dispatch.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include "cli.h"
+#include "tightfit.h"
+
+void tf_cli_usage(FILE* f) {
+  fprintf(f,
+          "usage: tightfit <command> [options]\n"
+          "\n"
+          "commands:\n"
+          "  run --scene NAME [--dt H] [--duration T] [--integrator euler|rk4] [--json]\n"
+          "                      simulate a reference scene and print its metrics\n"
+          "  list [--json]       scenes, integrators, joints and actuators that exist\n"
+          "  --version           print the version\n"
+          "  --help              print this help\n");
+}
+
+int tf_cli_parse_number(const char* option, const char* text, double lo, double hi,
+                        double* out) {
+  char* end = NULL;
+  double x = text ? strtod(text, &end) : NAN;
+  if (!text || end == text || *end != 0 || !isfinite(x)) {
+    fprintf(stderr, "tightfit: %s needs a number, got '%s'\n", option, text ? text : "");
+    return -1;
+  }
+  if (x < lo || x > hi) {
+    fprintf(stderr, "tightfit: %s must be in [%g, %g], got %g\n", option, lo, hi, x);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    tf_cli_usage(stderr);
+    return TF_EXIT_USAGE;
+  }
+  const char* cmd = argv[1];
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("tightfit %s\n", TF_VERSION);
+    return TF_EXIT_OK;
+  }
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    tf_cli_usage(stdout);
+    return TF_EXIT_OK;
+  }
+  tf_engine_init();
+  if (strcmp(cmd, "run") == 0) return tf_cmd_run(argc - 2, argv + 2);
+  if (strcmp(cmd, "list") == 0) return tf_cmd_list(argc - 2, argv + 2);
+  fprintf(stderr, "tightfit: unknown command '%s'\n", cmd);
+  tf_cli_usage(stderr);
+  return TF_EXIT_USAGE;
+}

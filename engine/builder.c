@@ -1,0 +1,112 @@
+// The mutable builder: collects body / joint / actuator definitions in the order given.
+// Validation happens once, in tf_builder_compile (model_compile.c), so that every error
+// is reported with the name of the object it concerns.
+#include "builder_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tf_body_def tf_body_def_default(void) {
+  tf_body_def def;
+  memset(&def, 0, sizeof(def));
+  def.quat[0] = 1;
+  def.mass = 1;
+  def.inertia[0] = def.inertia[1] = def.inertia[2] = 1e-3;
+  return def;
+}
+
+tf_joint_def tf_joint_def_default(void) {
+  tf_joint_def def;
+  memset(&def, 0, sizeof(def));
+  def.type = TF_JOINT_HINGE;
+  def.axis[2] = 1;
+  def.qpos0[0] = 0;
+  return def;
+}
+
+tf_actuator_def tf_actuator_def_default(void) {
+  tf_actuator_def def;
+  memset(&def, 0, sizeof(def));
+  def.type = TF_ACT_MOTOR;
+  def.gear = 1;
+  return def;
+}
+
+tf_option tf_option_default(void) {
+  tf_option opt;
+  memset(&opt, 0, sizeof(opt));
+  opt.timestep = 2e-3;
+  opt.gravity[2] = -9.81;
+  opt.integrator = TF_INTEGRATOR_EULER;
+  opt.implicit_servo = 1;
+  return opt;
+}
+
+tf_builder* tf_builder_create(void) {
+  tf_builder* b = calloc(1, sizeof(tf_builder));
+  if (!b) return NULL;
+  b->opt = tf_option_default();
+  return b;
+}
+
+static void free_name(const char* name) { free((void*)name); }
+
+void tf_builder_destroy(tf_builder* b) {
+  if (!b) return;
+  for (int i = 0; i < b->nbody; i++) free_name(b->bodies[i].name);
+  for (int i = 0; i < b->njnt; i++) free_name(b->joints[i].name);
+  for (int i = 0; i < b->nu; i++) free_name(b->actuators[i].name);
+  free(b->bodies);
+  free(b->joints);
+  free(b->actuators);
+  free(b);
+}
+
+void tf_builder_set_option(tf_builder* b, const tf_option* opt) { b->opt = *opt; }
+
+// grows a definition array to hold one more element; 0 on success
+static int grow(void** array, int* capacity, int count, size_t elem) {
+  if (count < *capacity) return 0;
+  int cap = *capacity ? 2 * *capacity : 16;
+  void* p = realloc(*array, (size_t)cap * elem);
+  if (!p) return -1;
+  *array = p;
+  *capacity = cap;
+  return 0;
+}
+
+// the builder owns a copy of every name, so callers may pass temporaries
+static const char* copy_name(const char* name) {
+  if (!name) return NULL;
+  size_t n = strlen(name) + 1;
+  char* s = malloc(n);
+  if (s) memcpy(s, name, n);
+  return s;
+}
+
+int tf_builder_add_body(tf_builder* b, const tf_body_def* def) {
+  if (grow((void**)&b->bodies, &b->body_cap, b->nbody, sizeof(tf_body_def))) return -1;
+  tf_body_def copy = *def;
+  copy.name = copy_name(def->name);
+  if (def->name && !copy.name) return -1;
+  b->bodies[b->nbody] = copy;
+  return ++b->nbody;  // the world is body 0
+}
+
+int tf_builder_add_joint(tf_builder* b, const tf_joint_def* def) {
+  if (grow((void**)&b->joints, &b->joint_cap, b->njnt, sizeof(tf_joint_def))) return -1;
+  tf_joint_def copy = *def;
+  copy.name = copy_name(def->name);
+  if (def->name && !copy.name) return -1;
+  b->joints[b->njnt] = copy;
+  return b->njnt++;
+}
+
+int tf_builder_add_actuator(tf_builder* b, const tf_actuator_def* def) {
+  if (grow((void**)&b->actuators, &b->actuator_cap, b->nu, sizeof(tf_actuator_def))) return -1;
+  tf_actuator_def copy = *def;
+  copy.name = copy_name(def->name);
+  if (def->name && !copy.name) return -1;
+  b->actuators[b->nu] = copy;
+  return b->nu++;
+}

@@ -1,0 +1,510 @@
+// Compiles a builder into an immutable tf_model: validates every definition (a message that
+// names the body / joint / actuator at fault, never a crash), lays out the flat arrays in a
+// single allocation, diagonalises body inertias and checks that M is positive definite.
+#include <lapacke.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder_internal.h"
+#include "engine_math.h"
+#include "model_internal.h"
+
+static int fail(char* err, size_t errlen, const char* fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+static int all_finite(const double* x, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(x[i])) return 0;
+  }
+  return 1;
+}
+
+static const char* safe_name(const char* name) { return name ? name : "(unnamed)"; }
+
+int tf_joint_nq(int type) {
+  static const int nq[TF_JOINT_NTYPE] = {7, 4, 1, 1};
+  return nq[type];
+}
+
+int tf_joint_nv(int type) {
+  static const int nv[TF_JOINT_NTYPE] = {6, 3, 1, 1};
+  return nv[type];
+}
+
+// names must be present, non-empty and unique within their kind
+static int check_names(const char* kind, const char* const* names, int n, char* err,
+                       size_t errlen) {
+  for (int i = 0; i < n; i++) {
+    if (!names[i] || !names[i][0]) {
+      return fail(err, errlen, "%s %d: name is missing or empty", kind, i);
+    }
+    for (int j = 0; j < i; j++) {
+      if (strcmp(names[i], names[j]) == 0) {
+        return fail(err, errlen, "%s '%s': name used twice", kind, names[i]);
+      }
+    }
+  }
+  return 0;
+}
+
+// principal moments and axes of a body's inertia; point masses (all zero) pass through
+static int check_inertia(const tf_body_def* def, double moments[3], double iquat[4], char* err,
+                         size_t errlen) {
+  const double* in = def->inertia;
+  const char* name = safe_name(def->name);
+  if (!all_finite(in, 6)) return fail(err, errlen, "body '%s': inertia is not finite", name);
+  int zero = 1;
+  for (int i = 0; i < 6; i++) zero &= in[i] == 0;
+  if (zero) {
+    moments[0] = moments[1] = moments[2] = 0;
+    tf_quat_identity(iquat);
+    return 0;
+  }
+  // column-major is the same as row-major for a symmetric matrix
+  double a[9] = {in[0], in[3], in[4], in[3], in[1], in[5], in[4], in[5], in[2]};
+  double w[3];
+  if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', 3, a, 3, w) != 0) {
+    return fail(err, errlen, "body '%s': inertia could not be diagonalised", name);
+  }
+  double scale = fmax(fabs(w[0]), fmax(fabs(w[1]), fabs(w[2])));
+  if (w[0] <= 1e-12 * scale) {
+    return fail(err, errlen,
+                "body '%s': inertia is not positive definite (smallest principal moment %g)",
+                name, w[0]);
+  }
+  for (int i = 0; i < 3; i++) {
+    double others = w[(i + 1) % 3] + w[(i + 2) % 3];
+    if (w[i] > others * (1 + 1e-9)) {
+      return fail(err, errlen,
+                  "body '%s': principal moments %g %g %g violate the triangle inequality", name,
+                  w[0], w[1], w[2]);
+    }
+  }
+  // eigenvectors are the columns of a; make them a right-handed frame
+  double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+               a[2] * (a[3] * a[7] - a[4] * a[6]);
+  if (det < 0) {
+    for (int r = 0; r < 3; r++) a[3 * r + 2] = -a[3 * r + 2];
+  }
+  tf_mat_to_quat(iquat, a);
+  memcpy(moments, w, sizeof(w));
+  return 0;
+}
+
+static int check_option(const tf_option* opt, char* err, size_t errlen) {
+  if (!(isfinite(opt->timestep) && opt->timestep > 0)) {
+    return fail(err, errlen, "option: timestep must be > 0 (got %g)", opt->timestep);
+  }
+  if (!all_finite(opt->gravity, 3)) return fail(err, errlen, "option: gravity is not finite");
+  if ((int)opt->integrator < 0 || opt->integrator >= TF_INTEGRATOR_N) {
+    return fail(err, errlen, "option: unknown integrator %d", (int)opt->integrator);
+  }
+  return 0;
+}
+
+static int check_body(const tf_builder* b, int i, char* err, size_t errlen) {
+  const tf_body_def* def = &b->bodies[i];
+  const char* name = safe_name(def->name);
+  int id = i + 1;
+  if (def->parent < 0 || def->parent >= id) {
+    return fail(err, errlen, "body '%s': parent %d must be an earlier body or 0 (world)", name,
+                def->parent);
+  }
+  if (!all_finite(def->pos, 3) || !all_finite(def->quat, 4) || !all_finite(def->com, 3)) {
+    return fail(err, errlen, "body '%s': position, orientation or com is not finite", name);
+  }
+  double qn = sqrt(tf_vec3_dot(def->quat + 1, def->quat + 1) + def->quat[0] * def->quat[0]);
+  if (qn < 1e-10) return fail(err, errlen, "body '%s': orientation quaternion is zero", name);
+  if (!isfinite(def->mass) || def->mass <= 0) {
+    return fail(err, errlen, "body '%s': mass must be > 0 (got %g)", name, def->mass);
+  }
+  return 0;
+}
+
+static int check_joint(const tf_builder* b, int i, char* err, size_t errlen) {
+  const tf_joint_def* def = &b->joints[i];
+  const char* name = safe_name(def->name);
+  if (def->body < 1 || def->body > b->nbody) {
+    return fail(err, errlen, "joint '%s': body %d does not exist", name, def->body);
+  }
+  if (i > 0 && def->body < b->joints[i - 1].body) {
+    return fail(err, errlen, "joint '%s': joints must be added in body order", name);
+  }
+  if ((int)def->type < 0 || def->type >= TF_JOINT_NTYPE) {
+    return fail(err, errlen, "joint '%s': unknown type %d", name, (int)def->type);
+  }
+  if (!all_finite(def->pos, 3) || !all_finite(def->axis, 3) || !all_finite(def->qpos0, 7)) {
+    return fail(err, errlen, "joint '%s': position, axis or qpos0 is not finite", name);
+  }
+  double props[4] = {def->armature, def->damping, def->stiffness, def->springref};
+  if (!all_finite(props, 4)) {
+    return fail(err, errlen, "joint '%s': armature, damping or stiffness is not finite", name);
+  }
+  if (def->armature < 0 || def->damping < 0 || def->stiffness < 0) {
+    return fail(err, errlen, "joint '%s': armature, damping and stiffness must be >= 0", name);
+  }
+  if ((def->type == TF_JOINT_HINGE || def->type == TF_JOINT_SLIDE) &&
+      tf_vec3_norm(def->axis) < 1e-10) {
+    return fail(err, errlen, "joint '%s': axis is zero", name);
+  }
+  if (def->type == TF_JOINT_BALL && tf_vec3_norm(def->qpos0 + 1) + fabs(def->qpos0[0]) < 1e-10) {
+    return fail(err, errlen, "joint '%s': initial quaternion qpos0 is zero", name);
+  }
+  if (def->type == TF_JOINT_FREE) {
+    const tf_body_def* body = &b->bodies[def->body - 1];
+    if (body->parent != 0) {
+      return fail(err, errlen, "joint '%s': a free joint needs a body whose parent is the world",
+                  name);
+    }
+    int count = 0;
+    for (int j = 0; j < b->njnt; j++) count += b->joints[j].body == def->body;
+    if (count != 1) {
+      return fail(err, errlen, "joint '%s': a free joint must be its body's only joint", name);
+    }
+    if (def->stiffness != 0) {
+      return fail(err, errlen, "joint '%s': a free joint cannot have stiffness", name);
+    }
+  }
+  return 0;
+}
+
+static int check_actuator(const tf_builder* b, int i, char* err, size_t errlen) {
+  const tf_actuator_def* def = &b->actuators[i];
+  const char* name = safe_name(def->name);
+  if ((int)def->type < 0 || def->type >= TF_ACT_NTYPE) {
+    return fail(err, errlen, "actuator '%s': unknown type %d", name, (int)def->type);
+  }
+  if (def->joint < 0 || def->joint >= b->njnt) {
+    return fail(err, errlen, "actuator '%s': joint %d does not exist", name, def->joint);
+  }
+  int jtype = b->joints[def->joint].type;
+  if (jtype != TF_JOINT_HINGE && jtype != TF_JOINT_SLIDE) {
+    return fail(err, errlen, "actuator '%s': joint '%s' must be a hinge or a slide", name,
+                safe_name(b->joints[def->joint].name));
+  }
+  double props[5] = {def->gear, def->kp, def->kv, def->forcerange[0], def->forcerange[1]};
+  if (!all_finite(props, 5)) return fail(err, errlen, "actuator '%s': a gain is not finite", name);
+  if (def->gear == 0) return fail(err, errlen, "actuator '%s': gear is zero", name);
+  if (def->kp < 0 || def->kv < 0) return fail(err, errlen, "actuator '%s': gains must be >= 0", name);
+  if (def->forcerange[0] > def->forcerange[1]) {
+    return fail(err, errlen, "actuator '%s': forcerange is reversed", name);
+  }
+  return 0;
+}
+
+// carves aligned arrays out of one buffer; with base NULL it only measures
+typedef struct layout {
+  unsigned char* base;
+  size_t size;
+} layout;
+
+static void* carve(layout* l, size_t bytes) {
+  size_t offset = (l->size + 63) & ~(size_t)63;  // cache-line aligned
+  l->size = offset + bytes;
+  return l->base ? l->base + offset : NULL;
+}
+
+static void lay_out_model(tf_model* m, layout* l, size_t names_size) {
+  int nb = m->nbody, nj = m->njnt, nv = m->nv, nu = m->nu;
+#define TF_INTS(field, n) m->field = carve(l, sizeof(int) * (size_t)(n))
+#define TF_DOUBLES(field, n) m->field = carve(l, sizeof(double) * (size_t)(n))
+  TF_INTS(body_parentid, nb);
+  TF_INTS(body_jntadr, nb);
+  TF_INTS(body_jntnum, nb);
+  TF_INTS(body_dofadr, nb);
+  TF_INTS(body_dofnum, nb);
+  TF_INTS(body_nameadr, nb);
+  TF_DOUBLES(body_pos, 3 * nb);
+  TF_DOUBLES(body_quat, 4 * nb);
+  TF_DOUBLES(body_mass, nb);
+  TF_DOUBLES(body_ipos, 3 * nb);
+  TF_DOUBLES(body_iquat, 4 * nb);
+  TF_DOUBLES(body_inertia, 3 * nb);
+  TF_INTS(jnt_type, nj);
+  TF_INTS(jnt_bodyid, nj);
+  TF_INTS(jnt_qposadr, nj);
+  TF_INTS(jnt_dofadr, nj);
+  TF_INTS(jnt_nameadr, nj);
+  TF_DOUBLES(jnt_pos, 3 * nj);
+  TF_DOUBLES(jnt_axis, 3 * nj);
+  TF_DOUBLES(jnt_stiffness, nj);
+  TF_DOUBLES(jnt_springref, nj);
+  TF_INTS(dof_bodyid, nv);
+  TF_INTS(dof_jntid, nv);
+  TF_INTS(dof_parentid, nv);
+  TF_DOUBLES(dof_armature, nv);
+  TF_DOUBLES(dof_damping, nv);
+  TF_INTS(actuator_type, nu);
+  TF_INTS(actuator_jntid, nu);
+  TF_INTS(actuator_nameadr, nu);
+  TF_DOUBLES(actuator_gear, nu);
+  TF_DOUBLES(actuator_kp, nu);
+  TF_DOUBLES(actuator_kv, nu);
+  TF_DOUBLES(actuator_forcerange, 2 * nu);
+  TF_DOUBLES(qpos0, m->nq);
+  m->names = carve(l, names_size);
+#undef TF_INTS
+#undef TF_DOUBLES
+}
+
+static int append_name(tf_model* m, size_t* at, const char* name) {
+  int adr = (int)*at;
+  size_t n = strlen(name) + 1;
+  memcpy(m->names + *at, name, n);
+  *at += n;
+  return adr;
+}
+
+// fills every model array from validated definitions
+static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)[3],
+                       const double (*iquats)[4]) {
+  size_t at = 0;
+  // world body
+  m->body_parentid[0] = -1;
+  m->body_nameadr[0] = append_name(m, &at, "world");
+  memset(m->body_pos, 0, 3 * sizeof(double));
+  tf_quat_identity(m->body_quat);
+  m->body_mass[0] = 0;
+  memset(m->body_ipos, 0, 3 * sizeof(double));
+  tf_quat_identity(m->body_iquat);
+  memset(m->body_inertia, 0, 3 * sizeof(double));
+  for (int i = 0; i < b->nbody; i++) {
+    const tf_body_def* def = &b->bodies[i];
+    int id = i + 1;
+    m->body_parentid[id] = def->parent;
+    m->body_nameadr[id] = append_name(m, &at, def->name);
+    tf_vec3_copy(m->body_pos + 3 * id, def->pos);
+    memcpy(m->body_quat + 4 * id, def->quat, 4 * sizeof(double));
+    tf_quat_normalize(m->body_quat + 4 * id);
+    m->body_mass[id] = def->mass;
+    tf_vec3_copy(m->body_ipos + 3 * id, def->com);
+    memcpy(m->body_iquat + 4 * id, iquats[i], 4 * sizeof(double));
+    tf_vec3_copy(m->body_inertia + 3 * id, moments[i]);
+  }
+  for (int i = 0; i < m->nbody; i++) {
+    m->body_jntadr[i] = -1;
+    m->body_jntnum[i] = 0;
+    m->body_dofadr[i] = -1;
+    m->body_dofnum[i] = 0;
+  }
+
+  int qadr = 0, vadr = 0;
+  for (int j = 0; j < b->njnt; j++) {
+    const tf_joint_def* def = &b->joints[j];
+    int body = def->body, type = def->type;
+    m->jnt_type[j] = type;
+    m->jnt_bodyid[j] = body;
+    m->jnt_qposadr[j] = qadr;
+    m->jnt_dofadr[j] = vadr;
+    m->jnt_nameadr[j] = append_name(m, &at, def->name);
+    tf_vec3_copy(m->jnt_pos + 3 * j, type == TF_JOINT_FREE ? (double[3]){0, 0, 0} : def->pos);
+    double axis[3] = {def->axis[0], def->axis[1], def->axis[2]};
+    if (tf_vec3_normalize(axis) == 0) axis[2] = 1;  // unused by free and ball joints
+    tf_vec3_copy(m->jnt_axis + 3 * j, axis);
+    m->jnt_stiffness[j] = def->stiffness;
+    m->jnt_springref[j] = def->springref;
+    if (m->body_jntadr[body] < 0) {
+      m->body_jntadr[body] = j;
+      m->body_dofadr[body] = vadr;
+    }
+    m->body_jntnum[body]++;
+    m->body_dofnum[body] += tf_joint_nv(type);
+    // initial positions
+    double* q0 = m->qpos0 + qadr;
+    if (type == TF_JOINT_FREE) {
+      tf_vec3_copy(q0, m->body_pos + 3 * body);
+      memcpy(q0 + 3, m->body_quat + 4 * body, 4 * sizeof(double));
+    } else if (type == TF_JOINT_BALL) {
+      memcpy(q0, def->qpos0, 4 * sizeof(double));
+      tf_quat_normalize(q0);
+    } else {
+      q0[0] = def->qpos0[0];
+    }
+    for (int k = 0; k < tf_joint_nv(type); k++) {
+      int dof = vadr + k;
+      m->dof_bodyid[dof] = body;
+      m->dof_jntid[dof] = j;
+      m->dof_armature[dof] = def->armature;
+      m->dof_damping[dof] = def->damping;
+      if (k > 0 || m->body_dofadr[body] != vadr) {
+        m->dof_parentid[dof] = dof - 1;
+      } else {
+        // the last dof of the nearest ancestor that has any
+        int p = m->body_parentid[body];
+        while (p > 0 && m->body_dofnum[p] == 0) p = m->body_parentid[p];
+        m->dof_parentid[dof] = p > 0 ? m->body_dofadr[p] + m->body_dofnum[p] - 1 : -1;
+      }
+    }
+    qadr += tf_joint_nq(type);
+    vadr += tf_joint_nv(type);
+  }
+
+  for (int a = 0; a < b->nu; a++) {
+    const tf_actuator_def* def = &b->actuators[a];
+    m->actuator_type[a] = def->type;
+    m->actuator_jntid[a] = def->joint;
+    m->actuator_nameadr[a] = append_name(m, &at, def->name);
+    m->actuator_gear[a] = def->gear;
+    m->actuator_kp[a] = def->kp;
+    m->actuator_kv[a] = def->kv;
+    m->actuator_forcerange[2 * a] = def->forcerange[0];
+    m->actuator_forcerange[2 * a + 1] = def->forcerange[1];
+  }
+}
+
+// M must be positive definite at qpos0, or no step can be taken: name the joint whose dof
+// lost its pivot (a free joint on a point mass, a hinge through a point mass's centre, ...)
+static int check_mass_matrix(tf_model* m, char* err, size_t errlen) {
+  if (m->nv == 0) return 0;
+  tf_data* d = tf_data_create(m);
+  if (!d) return fail(err, errlen, "out of memory");
+  tf_kinematics(m, d);
+  tf_crba(m, d);
+  int nv = m->nv, status = 0;
+  memcpy(d->qLD, d->qM, sizeof(double) * (size_t)(nv * nv));
+  double scale = 0;
+  for (int i = 0; i < nv; i++) scale = fmax(scale, d->qM[i * nv + i]);
+  int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', nv, d->qLD, nv);
+  int bad = info > 0 ? info - 1 : -1;
+  // a pivot that survives but is negligible against the largest one is singular all the same
+  for (int i = 0; info == 0 && i < nv; i++) {
+    if (d->qLD[i * nv + i] * d->qLD[i * nv + i] <= 1e-14 * scale) {
+      bad = i;
+      break;
+    }
+  }
+  if (bad >= 0) {
+    int j = m->dof_jntid[bad];
+    status = fail(err, errlen,
+                  "joint '%s': the mass matrix is singular at its dof %d (does body '%s' need "
+                  "mass or rotational inertia?)",
+                  tf_joint_name(m, j), bad - m->jnt_dofadr[j], tf_body_name(m, m->jnt_bodyid[j]));
+  }
+  tf_data_destroy(d);
+  return status;
+}
+
+tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
+  if (err && errlen) err[0] = 0;
+  if (check_option(&b->opt, err, errlen)) return NULL;
+
+  int n = b->nbody > b->njnt ? b->nbody : b->njnt;
+  n = n > b->nu ? n : b->nu;
+  const char** names = malloc(sizeof(char*) * (size_t)(n + 1));
+  double(*moments)[3] = malloc(sizeof(double[3]) * (size_t)(b->nbody + 1));
+  double(*iquats)[4] = malloc(sizeof(double[4]) * (size_t)(b->nbody + 1));
+  tf_model* m = NULL;
+  if (!names || !moments || !iquats) {
+    fail(err, errlen, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < b->nbody; i++) names[i] = b->bodies[i].name;
+  if (check_names("body", names, b->nbody, err, errlen)) goto done;
+  for (int i = 0; i < b->nbody; i++) {
+    if (strcmp(b->bodies[i].name, "world") == 0) {
+      fail(err, errlen, "body 'world': the name is reserved for body 0");
+      goto done;
+    }
+  }
+  for (int i = 0; i < b->njnt; i++) names[i] = b->joints[i].name;
+  if (check_names("joint", names, b->njnt, err, errlen)) goto done;
+  for (int i = 0; i < b->nu; i++) names[i] = b->actuators[i].name;
+  if (check_names("actuator", names, b->nu, err, errlen)) goto done;
+
+  size_t names_size = 6;  // "world"
+  for (int i = 0; i < b->nbody; i++) {
+    if (check_body(b, i, err, errlen)) goto done;
+    if (check_inertia(&b->bodies[i], moments[i], iquats[i], err, errlen)) goto done;
+    names_size += strlen(b->bodies[i].name) + 1;
+  }
+  int nq = 0, nv = 0;
+  for (int j = 0; j < b->njnt; j++) {
+    if (check_joint(b, j, err, errlen)) goto done;
+    names_size += strlen(b->joints[j].name) + 1;
+    nq += tf_joint_nq(b->joints[j].type);
+    nv += tf_joint_nv(b->joints[j].type);
+  }
+  for (int a = 0; a < b->nu; a++) {
+    if (check_actuator(b, a, err, errlen)) goto done;
+    names_size += strlen(b->actuators[a].name) + 1;
+  }
+
+  m = calloc(1, sizeof(tf_model));
+  if (!m) {
+    fail(err, errlen, "out of memory");
+    goto done;
+  }
+  m->nq = nq;
+  m->nv = nv;
+  m->nbody = b->nbody + 1;
+  m->njnt = b->njnt;
+  m->nu = b->nu;
+  m->opt = b->opt;
+  layout l = {NULL, 0};
+  lay_out_model(m, &l, names_size);
+  m->nbuffer = l.size;
+  l.base = malloc(l.size);
+  l.size = 0;
+  if (!l.base) {
+    free(m);
+    m = NULL;
+    fail(err, errlen, "out of memory");
+    goto done;
+  }
+  lay_out_model(m, &l, names_size);
+  m->buffer = l.base;
+  m->narena = tf_arena_size(m);
+  fill_model(b, m, (const double(*)[3])moments, (const double(*)[4])iquats);
+  if (check_mass_matrix(m, err, errlen)) {
+    tf_model_destroy(m);
+    m = NULL;
+  }
+
+done:
+  free(names);
+  free(moments);
+  free(iquats);
+  return m;
+}
+
+void tf_model_destroy(tf_model* m) {
+  if (!m) return;
+  free(m->buffer);
+  free(m);
+}
+
+static int find_name(const tf_model* m, const int* adr, int n, const char* name) {
+  if (!name) return -1;
+  for (int i = 0; i < n; i++) {
+    if (strcmp(m->names + adr[i], name) == 0) return i;
+  }
+  return -1;
+}
+
+int tf_name_to_body(const tf_model* m, const char* name) {
+  return find_name(m, m->body_nameadr, m->nbody, name);
+}
+
+int tf_name_to_joint(const tf_model* m, const char* name) {
+  return find_name(m, m->jnt_nameadr, m->njnt, name);
+}
+
+int tf_name_to_actuator(const tf_model* m, const char* name) {
+  return find_name(m, m->actuator_nameadr, m->nu, name);
+}
+
+const char* tf_body_name(const tf_model* m, int body) { return m->names + m->body_nameadr[body]; }
+
+const char* tf_joint_name(const tf_model* m, int joint) {
+  return m->names + m->jnt_nameadr[joint];
+}
