@@ -32,6 +32,8 @@ CLI_BIN := $(BUILD)/tightfit
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
+.SECONDARY:
+
 .PHONY: all deps test check demo demo-run bench bench-run asan clean format format-check
 
 all: $(CLI_BIN) $(ENGINE_LIB)

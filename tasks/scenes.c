@@ -82,7 +82,7 @@ static tf_model* build_chain7(double dt, tf_integrator integrator, char* err, si
   if (!b) return finish(b, err, errlen);
   int parent = 0;
   for (int i = 0; i < 7; i++) {
-    char name[16];
+    char name[32];
     tf_body_def body = tf_body_def_default();
     snprintf(name, sizeof(name), "link%d", i + 1);
     body.name = name;
