@@ -149,8 +149,9 @@ int main(void) {
          BATCH_STEPS);
   print_timing("euler", &timing[TF_INTEGRATOR_EULER], 0);
   print_timing("rk4", &timing[TF_INTEGRATOR_RK4], 0);
-  printf("  \"factor_solve\": {\"lapack_us\": %.4f, \"plain_cholesky_us\": %.4f, "
-         "\"lapack_over_plain\": %.3f}\n}\n",
-         lapack_us, plain_us, lapack_us / plain_us);
+  printf(
+      "  \"factor_solve\": {\"lapack_us\": %.4f, \"plain_cholesky_us\": %.4f, "
+      "\"lapack_over_plain\": %.3f}\n}\n",
+      lapack_us, plain_us, lapack_us / plain_us);
   return 0;
 }

@@ -26,8 +26,7 @@ int tf_cmd_list(int argc, char** argv) {
     printf("scenes:\n");
     for (int i = 0; i < tf_scene_count(); i++) {
       const tf_scene* s = tf_scene_at(i);
-      printf("  %-16s %s (default dt %g s, %g s)\n", s->name, s->description, s->dt,
-             s->duration);
+      printf("  %-16s %s (default dt %g s, %g s)\n", s->name, s->description, s->dt, s->duration);
     }
     printf("integrators:");
     for (int i = 0; i < TF_INTEGRATOR_N; i++) printf(" %s", tf_integrator_name(i));

@@ -111,8 +111,7 @@ int tf_cmd_run(int argc, char** argv) {
   }
   int integrator = tf_integrator_from_name(integrator_name);
   if (integrator < 0) {
-    fprintf(stderr, "tightfit run: unknown integrator '%s' (valid: euler, rk4)\n",
-            integrator_name);
+    fprintf(stderr, "tightfit run: unknown integrator '%s' (valid: euler, rk4)\n", integrator_name);
     return TF_EXIT_USAGE;
   }
   if (isnan(dt)) dt = scene->dt;
@@ -139,10 +138,9 @@ int tf_cmd_run(int argc, char** argv) {
     }
     free(text);
   } else {
-    printf("%s (%s, dt %g s, %g s): %s, %ld steps, %.3g steps/s, realtime x%.3g\n",
-           scene->name, tf_integrator_name(integrator), dt, duration,
-           result.diverged ? "DIVERGED" : "ok", result.steps, result.steps_per_s,
-           result.realtime_factor);
+    printf("%s (%s, dt %g s, %g s): %s, %ld steps, %.3g steps/s, realtime x%.3g\n", scene->name,
+           tf_integrator_name(integrator), dt, duration, result.diverged ? "DIVERGED" : "ok",
+           result.steps, result.steps_per_s, result.realtime_factor);
     printf("  energy drift %.3g J (%.3g of max kinetic energy)\n", result.energy_drift_max,
            result.kinetic_max > 0 ? result.energy_drift_max / result.kinetic_max : NAN);
     if (!isnan(result.period)) {

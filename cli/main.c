@@ -19,8 +19,7 @@ void tf_cli_usage(FILE* f) {
           "  --help              print this help\n");
 }
 
-int tf_cli_parse_number(const char* option, const char* text, double lo, double hi,
-                        double* out) {
+int tf_cli_parse_number(const char* option, const char* text, double lo, double hi, double* out) {
   char* end = NULL;
   double x = text ? strtod(text, &end) : NAN;
   if (!text || end == text || *end != 0 || !isfinite(x)) {

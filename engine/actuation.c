@@ -46,8 +46,7 @@ void tf_actuation(const tf_model* m, tf_data* d) {
   d->timer[TF_TIMER_PASSIVE] += tf_clock() - t0;
 }
 
-void tf_implicit_gains(const tf_model* m, const tf_data* d, double* damping,
-                       double* stiffness) {
+void tf_implicit_gains(const tf_model* m, const tf_data* d, double* damping, double* stiffness) {
   for (int i = 0; i < m->nv; i++) {
     damping[i] = m->dof_damping[i];
     stiffness[i] = 0;

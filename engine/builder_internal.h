@@ -6,7 +6,7 @@
 
 struct tf_builder {
   tf_option opt;
-  tf_body_def* bodies;       // user bodies; body id = index + 1
+  tf_body_def* bodies;  // user bodies; body id = index + 1
   int nbody, body_cap;
   tf_joint_def* joints;
   int njnt, joint_cap;

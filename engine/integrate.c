@@ -3,7 +3,8 @@
 // Quaternions (free and ball joints) move by the exponential map in the body frame:
 // q <- q (x) exp(h w / 2). rk4 is Runge-Kutta-Munthe-Kaas: the stages live in the tangent
 // space at the step's start, theta' = dexp^-1(theta) w with the right Jacobian inverse
-//   Jr^-1(theta) = 1 + [theta]x / 2 + (1/|theta|^2 - (1 + cos|theta|) / (2 |theta| sin|theta|)) [theta]x^2
+//   Jr^-1(theta) = 1 + [theta]x / 2 + (1/|theta|^2 - (1 + cos|theta|) / (2 |theta| sin|theta|))
+//   [theta]x^2
 // which keeps the classic fourth order on rotations (plain averaging of body rates loses it).
 #include <math.h>
 #include <string.h>
@@ -11,8 +12,8 @@
 #include "engine_math.h"
 #include "model_internal.h"
 
-void tf_integrate_pos(const tf_model* m, double* qpos_out, const double* qpos,
-                      const double* qvel, double scale) {
+void tf_integrate_pos(const tf_model* m, double* qpos_out, const double* qpos, const double* qvel,
+                      double scale) {
   for (int j = 0; j < m->njnt; j++) {
     const double* q = qpos + m->jnt_qposadr[j];
     double* out = qpos_out + m->jnt_qposadr[j];
@@ -61,8 +62,7 @@ void tf_difference_pos(const tf_model* m, double* qvel, const double* qpos_a,
 }
 
 // out = Jr^-1(theta) w for each rotational triple, identity elsewhere
-static void tangent_rate(const tf_model* m, double* out, const double* theta,
-                         const double* qvel) {
+static void tangent_rate(const tf_model* m, double* out, const double* theta, const double* qvel) {
   memcpy(out, qvel, sizeof(double) * (size_t)m->nv);
   for (int j = 0; j < m->njnt; j++) {
     int type = m->jnt_type[j];
@@ -72,9 +72,8 @@ static void tangent_rate(const tf_model* m, double* out, const double* theta,
     const double* w = qvel + adr;
     double angle2 = tf_vec3_dot(th, th);
     double angle = sqrt(angle2);
-    double c = angle > 1e-4
-                   ? 1.0 / angle2 - (1 + cos(angle)) / (2 * angle * sin(angle))
-                   : 1.0 / 12.0 + angle2 / 720.0;
+    double c = angle > 1e-4 ? 1.0 / angle2 - (1 + cos(angle)) / (2 * angle * sin(angle))
+                            : 1.0 / 12.0 + angle2 / 720.0;
     double txw[3], txtxw[3];
     tf_vec3_cross(txw, th, w);
     tf_vec3_cross(txtxw, th, txw);

@@ -73,8 +73,7 @@ static void apply_joint(const tf_model* m, tf_data* d, int j, double pos[3], dou
 }
 
 // free joint: qpos is the body pose; linear dofs along world axes, angular in the body frame
-static void apply_free_joint(const tf_model* m, tf_data* d, int j, double pos[3],
-                             double quat[4]) {
+static void apply_free_joint(const tf_model* m, tf_data* d, int j, double pos[3], double quat[4]) {
   const double* qpos = d->qpos + m->jnt_qposadr[j];
   double* cdof = d->cdof + 6 * m->jnt_dofadr[j];
   tf_vec3_copy(pos, qpos);

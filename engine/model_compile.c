@@ -79,8 +79,8 @@ static int check_inertia(const tf_body_def* def, double moments[3], double iquat
   double scale = fmax(fabs(w[0]), fmax(fabs(w[1]), fabs(w[2])));
   if (w[0] <= 1e-12 * scale) {
     return fail(err, errlen,
-                "body '%s': inertia is not positive definite (smallest principal moment %g)",
-                name, w[0]);
+                "body '%s': inertia is not positive definite (smallest principal moment %g)", name,
+                w[0]);
   }
   for (int i = 0; i < 3; i++) {
     double others = w[(i + 1) % 3] + w[(i + 2) % 3];
@@ -195,7 +195,8 @@ static int check_actuator(const tf_builder* b, int i, char* err, size_t errlen) 
   double props[5] = {def->gear, def->kp, def->kv, def->forcerange[0], def->forcerange[1]};
   if (!all_finite(props, 5)) return fail(err, errlen, "actuator '%s': a gain is not finite", name);
   if (def->gear == 0) return fail(err, errlen, "actuator '%s': gear is zero", name);
-  if (def->kp < 0 || def->kv < 0) return fail(err, errlen, "actuator '%s': gains must be >= 0", name);
+  if (def->kp < 0 || def->kv < 0)
+    return fail(err, errlen, "actuator '%s': gains must be >= 0", name);
   if (def->forcerange[0] > def->forcerange[1]) {
     return fail(err, errlen, "actuator '%s': forcerange is reversed", name);
   }
@@ -505,6 +506,4 @@ int tf_name_to_actuator(const tf_model* m, const char* name) {
 
 const char* tf_body_name(const tf_model* m, int body) { return m->names + m->body_nameadr[body]; }
 
-const char* tf_joint_name(const tf_model* m, int joint) {
-  return m->names + m->jnt_nameadr[joint];
-}
+const char* tf_joint_name(const tf_model* m, int joint) { return m->names + m->jnt_nameadr[joint]; }

@@ -9,7 +9,7 @@ static const char* const timer_names[TF_TIMER_N] = {"step",    "kinematics", "cr
 
 const char* tf_integrator_name(tf_integrator integrator) {
   return (int)integrator >= 0 && integrator < TF_INTEGRATOR_N ? integrator_names[integrator]
-                                                               : "unknown";
+                                                              : "unknown";
 }
 
 int tf_integrator_from_name(const char* name) {

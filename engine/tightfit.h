@@ -42,18 +42,18 @@ typedef enum tf_actuator_type {
 
 typedef enum tf_timer {
   TF_TIMER_STEP = 0,
-  TF_TIMER_KINEMATICS,   // poses, com, motion axes, body velocities
-  TF_TIMER_CRBA,         // joint-space inertia
-  TF_TIMER_RNEA,         // bias forces (Coriolis, centrifugal, gravity)
-  TF_TIMER_PASSIVE,      // springs, dampers, actuators, applied wrenches
-  TF_TIMER_FACTOR,       // Cholesky of M (plus implicit terms) and the solve
+  TF_TIMER_KINEMATICS,  // poses, com, motion axes, body velocities
+  TF_TIMER_CRBA,        // joint-space inertia
+  TF_TIMER_RNEA,        // bias forces (Coriolis, centrifugal, gravity)
+  TF_TIMER_PASSIVE,     // springs, dampers, actuators, applied wrenches
+  TF_TIMER_FACTOR,      // Cholesky of M (plus implicit terms) and the solve
   TF_TIMER_INTEGRATE,
   TF_TIMER_N
 } tf_timer;
 
 typedef enum tf_warning {
-  TF_WARN_BADQACC = 0,   // NaN / inf in the state or acceleration: the state was not advanced
-  TF_WARN_SINGULAR,      // the mass matrix failed to factor (not positive definite)
+  TF_WARN_BADQACC = 0,  // NaN / inf in the state or acceleration: the state was not advanced
+  TF_WARN_SINGULAR,     // the mass matrix failed to factor (not positive definite)
   TF_WARN_N
 } tf_warning;
 
@@ -66,46 +66,46 @@ void tf_engine_init(void);
 // Definitions passed to the builder. Start from tf_*_def_default(): zero is a real value
 // (zero damping, zero stiffness) so every field has a meaning.
 typedef struct tf_body_def {
-  const char* name;     // unique, non-empty
-  int parent;           // body id returned by tf_builder_add_body, 0 = world
-  double pos[3];        // frame origin in the parent frame at qpos0 (m)
-  double quat[4];       // frame orientation in the parent frame (w, x, y, z), normalised on compile
-  double mass;          // kg, > 0
-  double com[3];        // centre of mass in the body frame (m)
-  double inertia[6];    // about the com, body axes: ixx iyy izz ixy ixz iyz (kg m^2);
-                        // all zero = point mass, else positive definite with the triangle inequality
+  const char* name;   // unique, non-empty
+  int parent;         // body id returned by tf_builder_add_body, 0 = world
+  double pos[3];      // frame origin in the parent frame at qpos0 (m)
+  double quat[4];     // frame orientation in the parent frame (w, x, y, z), normalised on compile
+  double mass;        // kg, > 0
+  double com[3];      // centre of mass in the body frame (m)
+  double inertia[6];  // about the com, body axes: ixx iyy izz ixy ixz iyz (kg m^2);
+                      // all zero = point mass, else positive definite with the triangle inequality
 } tf_body_def;
 
 typedef struct tf_joint_def {
-  const char* name;     // unique, non-empty
-  int body;             // the body this joint moves relative to its parent
+  const char* name;  // unique, non-empty
+  int body;          // the body this joint moves relative to its parent
   tf_joint_type type;
-  double pos[3];        // anchor in the body frame (hinge, ball); ignored for free
-  double axis[3];       // hinge / slide axis in the body frame; normalised, must be non-zero
-  double armature;      // rotor inertia added to each dof's diagonal of M (kg m^2 or kg)
-  double damping;       // viscous, N m s / rad or N s / m (implicit under euler)
-  double stiffness;     // spring toward springref, N m / rad or N / m (not for free joints)
-  double springref;     // hinge / slide spring rest position (rad or m)
-  double qpos0[7];      // initial joint position; hinge / slide use [0], ball [0..3] (quat);
-                        // free joints take the body's pos / quat instead
+  double pos[3];     // anchor in the body frame (hinge, ball); ignored for free
+  double axis[3];    // hinge / slide axis in the body frame; normalised, must be non-zero
+  double armature;   // rotor inertia added to each dof's diagonal of M (kg m^2 or kg)
+  double damping;    // viscous, N m s / rad or N s / m (implicit under euler)
+  double stiffness;  // spring toward springref, N m / rad or N / m (not for free joints)
+  double springref;  // hinge / slide spring rest position (rad or m)
+  double qpos0[7];   // initial joint position; hinge / slide use [0], ball [0..3] (quat);
+                     // free joints take the body's pos / quat instead
 } tf_joint_def;
 
 typedef struct tf_actuator_def {
   const char* name;
   tf_actuator_type type;
-  int joint;            // hinge or slide joint id
-  double gear;          // transmission ratio: joint force = gear * actuator force
-  double kp;            // position gain (position servo), N m / rad
-  double kv;            // velocity gain (position and velocity servos), N m s / rad
-  double forcerange[2]; // clamp of the actuator force; [0, 0] = unlimited
+  int joint;             // hinge or slide joint id
+  double gear;           // transmission ratio: joint force = gear * actuator force
+  double kp;             // position gain (position servo), N m / rad
+  double kv;             // velocity gain (position and velocity servos), N m s / rad
+  double forcerange[2];  // clamp of the actuator force; [0, 0] = unlimited
 } tf_actuator_def;
 
 typedef struct tf_option {
-  double timestep;      // s, > 0
-  double gravity[3];    // m / s^2
+  double timestep;    // s, > 0
+  double gravity[3];  // m / s^2
   tf_integrator integrator;
-  int implicit_servo;   // 1: damping, stiffness and servo gains enter the velocity solve
-                        // (euler only; default). 0: explicit, kept to show why it matters.
+  int implicit_servo;  // 1: damping, stiffness and servo gains enter the velocity solve
+                       // (euler only; default). 0: explicit, kept to show why it matters.
 } tf_option;
 
 typedef struct tf_builder tf_builder;
@@ -127,26 +127,26 @@ int tf_builder_add_actuator(tf_builder* b, const tf_actuator_def* def);
 
 // Immutable after compile. Arrays are flat; the shape of each is in its comment.
 typedef struct tf_model {
-  int nq;               // generalised positions
-  int nv;               // degrees of freedom
-  int nbody;            // bodies, including the world (id 0)
+  int nq;     // generalised positions
+  int nv;     // degrees of freedom
+  int nbody;  // bodies, including the world (id 0)
   int njnt;
-  int nu;               // actuators
+  int nu;  // actuators
   tf_option opt;
 
   // bodies
-  int* body_parentid;     // (nbody)
-  int* body_jntadr;       // (nbody) first joint, -1 if none
-  int* body_jntnum;       // (nbody)
-  int* body_dofadr;       // (nbody) first dof, -1 if none
-  int* body_dofnum;       // (nbody)
-  int* body_nameadr;      // (nbody) offset into names
-  double* body_pos;       // (nbody x 3) offset in the parent frame
-  double* body_quat;      // (nbody x 4)
-  double* body_mass;      // (nbody)
-  double* body_ipos;      // (nbody x 3) com in the body frame
-  double* body_iquat;     // (nbody x 4) principal axes of inertia in the body frame
-  double* body_inertia;   // (nbody x 3) principal moments about the com
+  int* body_parentid;    // (nbody)
+  int* body_jntadr;      // (nbody) first joint, -1 if none
+  int* body_jntnum;      // (nbody)
+  int* body_dofadr;      // (nbody) first dof, -1 if none
+  int* body_dofnum;      // (nbody)
+  int* body_nameadr;     // (nbody) offset into names
+  double* body_pos;      // (nbody x 3) offset in the parent frame
+  double* body_quat;     // (nbody x 4)
+  double* body_mass;     // (nbody)
+  double* body_ipos;     // (nbody x 3) com in the body frame
+  double* body_iquat;    // (nbody x 4) principal axes of inertia in the body frame
+  double* body_inertia;  // (nbody x 3) principal moments about the com
 
   // joints
   int* jnt_type;          // (njnt) tf_joint_type
@@ -160,26 +160,26 @@ typedef struct tf_model {
   double* jnt_springref;  // (njnt)
 
   // dofs
-  int* dof_bodyid;        // (nv)
-  int* dof_jntid;         // (nv)
-  int* dof_parentid;      // (nv) previous dof on the path to the world, -1 at a root
-  double* dof_armature;   // (nv)
-  double* dof_damping;    // (nv)
+  int* dof_bodyid;       // (nv)
+  int* dof_jntid;        // (nv)
+  int* dof_parentid;     // (nv) previous dof on the path to the world, -1 at a root
+  double* dof_armature;  // (nv)
+  double* dof_damping;   // (nv)
 
   // actuators
-  int* actuator_type;     // (nu) tf_actuator_type
-  int* actuator_jntid;    // (nu)
-  int* actuator_nameadr;  // (nu)
-  double* actuator_gear;  // (nu)
-  double* actuator_kp;    // (nu)
-  double* actuator_kv;    // (nu)
+  int* actuator_type;           // (nu) tf_actuator_type
+  int* actuator_jntid;          // (nu)
+  int* actuator_nameadr;        // (nu)
+  double* actuator_gear;        // (nu)
+  double* actuator_kp;          // (nu)
+  double* actuator_kv;          // (nu)
   double* actuator_forcerange;  // (nu x 2)
 
-  double* qpos0;          // (nq) initial configuration
-  char* names;            // all names, NUL separated
-  void* buffer;           // the single allocation behind every array above
-  size_t nbuffer;         // bytes in the single allocation behind the arrays
-  size_t narena;          // bytes of scratch each tf_data gets
+  double* qpos0;   // (nq) initial configuration
+  char* names;     // all names, NUL separated
+  void* buffer;    // the single allocation behind every array above
+  size_t nbuffer;  // bytes in the single allocation behind the arrays
+  size_t narena;   // bytes of scratch each tf_data gets
 } tf_model;
 
 // Compiles the builder's content into a model. On bad input returns NULL and writes a
@@ -199,44 +199,44 @@ const char* tf_joint_name(const tf_model* m, int joint);
 typedef struct tf_data {
   // state
   double time;
-  double* qpos;           // (nq)
-  double* qvel;           // (nv)
+  double* qpos;  // (nq)
+  double* qvel;  // (nv)
   // inputs
-  double* ctrl;           // (nu)
-  double* qfrc_applied;   // (nv) user generalised forces
-  double* xfrc_applied;   // (nbody x 6) user wrenches at the com, world axes: force, torque
+  double* ctrl;          // (nu)
+  double* qfrc_applied;  // (nv) user generalised forces
+  double* xfrc_applied;  // (nbody x 6) user wrenches at the com, world axes: force, torque
 
   // written by kinematics
-  double* xpos;           // (nbody x 3) body frame origin
-  double* xquat;          // (nbody x 4)
-  double* xmat;           // (nbody x 9) row-major rotation
-  double* xipos;          // (nbody x 3) centre of mass
-  double* ximat;          // (nbody x 9) principal inertia frame
-  double* xanchor;        // (njnt x 3) joint anchor in world
-  double* xaxis;          // (njnt x 3) joint axis in world
-  double* cdof;           // (nv x 6) motion axis of each dof (spatial, world origin)
-  double* cinert;         // (nbody x 10) spatial inertia about the origin: m, m c, I_O (xx yy zz xy xz yz)
-  double* cvel;           // (nbody x 6) body spatial velocity
-  double* cdof_dot;       // (nv x 6) time derivative of cdof
+  double* xpos;     // (nbody x 3) body frame origin
+  double* xquat;    // (nbody x 4)
+  double* xmat;     // (nbody x 9) row-major rotation
+  double* xipos;    // (nbody x 3) centre of mass
+  double* ximat;    // (nbody x 9) principal inertia frame
+  double* xanchor;  // (njnt x 3) joint anchor in world
+  double* xaxis;    // (njnt x 3) joint axis in world
+  double* cdof;     // (nv x 6) motion axis of each dof (spatial, world origin)
+  double* cinert;  // (nbody x 10) spatial inertia about the origin: m, m c, I_O (xx yy zz xy xz yz)
+  double* cvel;    // (nbody x 6) body spatial velocity
+  double* cdof_dot;  // (nv x 6) time derivative of cdof
 
   // written by dynamics
-  double* crb;            // (nbody x 10) composite inertia of each subtree
-  double* qM;             // (nv x nv) joint-space inertia, armature included
-  double* qLD;            // (nv x nv) Cholesky factor (lower) of the matrix of the last solve
-  double* qfrc_bias;      // (nv) c(q, v): Coriolis, centrifugal and gravity
-  double* qfrc_passive;   // (nv) springs and dampers (explicit values)
-  double* qfrc_actuator;  // (nv)
-  double* actuator_force; // (nu)
-  double* qacc;           // (nv) acceleration used by the last step
+  double* crb;             // (nbody x 10) composite inertia of each subtree
+  double* qM;              // (nv x nv) joint-space inertia, armature included
+  double* qLD;             // (nv x nv) Cholesky factor (lower) of the matrix of the last solve
+  double* qfrc_bias;       // (nv) c(q, v): Coriolis, centrifugal and gravity
+  double* qfrc_passive;    // (nv) springs and dampers (explicit values)
+  double* qfrc_actuator;   // (nv)
+  double* actuator_force;  // (nu)
+  double* qacc;            // (nv) acceleration used by the last step
 
   // diagnostics
-  double timer[TF_TIMER_N];  // seconds spent per stage in the last step
-  int warning[TF_WARN_N];    // counts since reset
+  double timer[TF_TIMER_N];     // seconds spent per stage in the last step
+  int warning[TF_WARN_N];       // counts since reset
   int warning_step[TF_WARN_N];  // step index of the first occurrence, -1 if none
-  long nstep;                // steps taken since reset
+  long nstep;                   // steps taken since reset
 
   // scratch: a stack of bytes, reset at the start of every top-level call
-  void* buffer;              // the single allocation behind every array above
+  void* buffer;  // the single allocation behind every array above
   unsigned char* arena;
   size_t narena;
   size_t arena_top;
@@ -259,20 +259,19 @@ int tf_step(const tf_model* m, tf_data* d);
 int tf_forward(const tf_model* m, tf_data* d);
 
 // the stages, each callable alone (tf_forward calls them in this order)
-void tf_kinematics(const tf_model* m, tf_data* d);      // poses, com, cdof, cinert
-void tf_velocity(const tf_model* m, tf_data* d);        // cvel, cdof_dot
-void tf_crba(const tf_model* m, tf_data* d);            // crb, qM
+void tf_kinematics(const tf_model* m, tf_data* d);  // poses, com, cdof, cinert
+void tf_velocity(const tf_model* m, tf_data* d);    // cvel, cdof_dot
+void tf_crba(const tf_model* m, tf_data* d);        // crb, qM
 // inverse dynamics: result = M qacc + c(q, v) (qacc NULL: zero, i.e. the bias forces)
 void tf_rnea(const tf_model* m, tf_data* d, double* result, const double* qacc);
-void tf_passive(const tf_model* m, tf_data* d);         // qfrc_passive
-void tf_actuation(const tf_model* m, tf_data* d);       // actuator_force, qfrc_actuator
+void tf_passive(const tf_model* m, tf_data* d);    // qfrc_passive
+void tf_actuation(const tf_model* m, tf_data* d);  // actuator_force, qfrc_actuator
 
 // positions: qpos_out = qpos (+) scale * qvel, with the exponential map on quaternions
-void tf_integrate_pos(const tf_model* m, double* qpos_out, const double* qpos,
-                      const double* qvel, double scale);
+void tf_integrate_pos(const tf_model* m, double* qpos_out, const double* qpos, const double* qvel,
+                      double scale);
 // qvel that carries qpos_a to qpos_b in unit time (inverse of tf_integrate_pos with scale 1)
-void tf_difference_pos(const tf_model* m, double* qvel, const double* qpos_a,
-                       const double* qpos_b);
+void tf_difference_pos(const tf_model* m, double* qvel, const double* qpos_a, const double* qpos_b);
 
 // ---------------------------------------------------------------- measurements
 

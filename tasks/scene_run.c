@@ -40,8 +40,8 @@ int tf_scene_run(const tf_scene* scene, double dt, double duration, tf_integrato
   measure(m, d, energy, momentum0);
   r->energy_initial = energy[0] + energy[1];
   r->kinetic_max = energy[0];
-  double l0 = sqrt(momentum0[0] * momentum0[0] + momentum0[1] * momentum0[1] +
-                   momentum0[2] * momentum0[2]);
+  double l0 =
+      sqrt(momentum0[0] * momentum0[0] + momentum0[1] * momentum0[1] + momentum0[2] * momentum0[2]);
   if (zero_gravity && l0 > 0) r->momentum_drift_max = 0;
   if (is_spinning) r->omega_y_min = r->omega_y_max = d->qvel[4];
 

@@ -156,8 +156,8 @@ static void init_none(const tf_model* m, tf_data* d) {
 }
 
 static const tf_scene scenes[] = {
-    {"pendulum", "1 kg point mass on a 1 m hinge, 0.05 rad amplitude", 1e-3, 11.0,
-     build_pendulum, init_none},
+    {"pendulum", "1 kg point mass on a 1 m hinge, 0.05 rad amplitude", 1e-3, 11.0, build_pendulum,
+     init_none},
     {"double_pendulum", "two 1 kg point masses on 1 m links, released from 90 deg", 1e-3, 10.0,
      build_double_pendulum, init_none},
     {"chain7", "7-joint chain (alternating z / y axes) plus a free-flying cube", 1e-3, 2.0,

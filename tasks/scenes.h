@@ -10,8 +10,8 @@
 typedef struct tf_scene {
   const char* name;
   const char* description;
-  double dt;         // default timestep (s)
-  double duration;   // default simulated time (s)
+  double dt;        // default timestep (s)
+  double duration;  // default simulated time (s)
   // builds the model with the given timestep and integrator; NULL + message on failure
   tf_model* (*build)(double dt, tf_integrator integrator, char* err, size_t errlen);
   // sets the scene's initial state on a freshly reset data
@@ -24,20 +24,20 @@ const tf_scene* tf_scene_find(const char* name);
 
 typedef struct tf_scene_result {
   long steps;
-  double sim_time;          // s
-  double wall_time;         // s
+  double sim_time;   // s
+  double wall_time;  // s
   double steps_per_s;
-  double realtime_factor;   // simulated seconds per wall second
-  int diverged;             // 1 if a step failed (NaN, singular M)
-  double energy_initial;    // J
+  double realtime_factor;  // simulated seconds per wall second
+  int diverged;            // 1 if a step failed (NaN, singular M)
+  double energy_initial;   // J
   double energy_final;
-  double energy_drift_max;  // max |E(t) - E0| (J)
-  double kinetic_max;       // largest kinetic energy reached (J)
+  double energy_drift_max;    // max |E(t) - E0| (J)
+  double kinetic_max;         // largest kinetic energy reached (J)
   double momentum_drift_max;  // max |L(t) - L0| / |L0|, angular momentum about the origin
   // scene-specific (NaN where they do not apply)
-  double period;            // pendulum: period from interpolated zero crossings (s)
-  double period_analytic;   // 2 pi sqrt(L / g)
-  double omega_y_min;       // spinning_body: smallest body-frame omega_y (rad/s)
+  double period;           // pendulum: period from interpolated zero crossings (s)
+  double period_analytic;  // 2 pi sqrt(L / g)
+  double omega_y_min;      // spinning_body: smallest body-frame omega_y (rad/s)
   double omega_y_max;
   double stage_us[TF_TIMER_N];  // mean microseconds per step and stage
 } tf_scene_result;

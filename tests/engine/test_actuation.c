@@ -11,8 +11,8 @@
 #include "tightfit.h"
 
 // a 0.1 kg point mass on a 0.1 m link about a horizontal hinge, one actuator on it
-static tf_model* build_link(tf_actuator_type type, double kp, double kv, double dt,
-                            int implicit, double force_limit) {
+static tf_model* build_link(tf_actuator_type type, double kp, double kv, double dt, int implicit,
+                            double force_limit) {
   tf_builder* b = tf_builder_create();
   tf_option opt = tf_option_default();
   opt.timestep = dt;

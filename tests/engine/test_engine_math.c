@@ -147,8 +147,8 @@ static void test_mat_to_quat_round_trip(void** state) {
     tf_quat_to_mat(mat, q);
     tf_mat_to_quat(back, mat);
     tf_quat_to_mat(mat_back, back);
-    double norm = sqrt(back[0] * back[0] + back[1] * back[1] + back[2] * back[2] +
-                       back[3] * back[3]);
+    double norm =
+        sqrt(back[0] * back[0] + back[1] * back[1] + back[2] * back[2] + back[3] * back[3]);
     double err = fmax(quat_distance(q, back), max_abs_diff(mat, mat_back, 9));
     err = fmax(err, fabs(norm - 1));
     if (back[0] < 0) {
@@ -349,8 +349,7 @@ static void test_inertia_mul_matches_6x6(void** state) {
     double twice_t = mass * tf_vec3_dot(vc, vc) + tf_vec3_dot(v, icw);
     worst_energy = fmax(worst_energy, fabs(tf_dot6(v, out) - twice_t) / twice_t);
   }
-  print_message("inertia_mul vs 6x6: worst relative %.3e, energy form %.3e\n", worst,
-                worst_energy);
+  print_message("inertia_mul vs 6x6: worst relative %.3e, energy form %.3e\n", worst, worst_energy);
   assert_true(worst < 1e-13);
   assert_true(worst_energy < 1e-13);
 }

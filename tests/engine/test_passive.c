@@ -11,9 +11,9 @@
 #include "tightfit.h"
 
 // one body of mass m and inertia diag(i, i, i) on a joint of the given type about / along z
-static tf_model* build_one_joint(tf_joint_type type, double mass, double inertia,
-                                 double stiffness, double damping, double armature,
-                                 tf_integrator integrator, double dt) {
+static tf_model* build_one_joint(tf_joint_type type, double mass, double inertia, double stiffness,
+                                 double damping, double armature, tf_integrator integrator,
+                                 double dt) {
   tf_builder* b = tf_builder_create();
   tf_option opt = tf_option_default();
   opt.timestep = dt;
