@@ -43,15 +43,16 @@ deps:
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	@echo "cc $<"
+	@$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(ENGINE_LIB): $(call obj,$(ENGINE_SRC))
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(TASKS_LIB): $(call obj,$(TASKS_SRC))
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(CLI_BIN): $(call obj,$(CLI_SRC)) $(TASKS_LIB) $(ENGINE_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

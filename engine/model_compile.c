@@ -41,12 +41,13 @@ int tf_joint_nv(int type) {
   return nv[type];
 }
 
-// names must be present, non-empty and unique within their kind
-static int check_names(const char* kind, const char* const* names, int n, char* err,
+// names must be present, non-empty and unique within their kind; first_id is the id of
+// names[0] (bodies count from 1, the world being 0)
+static int check_names(const char* kind, const char* const* names, int n, int first_id, char* err,
                        size_t errlen) {
   for (int i = 0; i < n; i++) {
     if (!names[i] || !names[i][0]) {
-      return fail(err, errlen, "%s %d: name is missing or empty", kind, i);
+      return fail(err, errlen, "%s %d: name is missing or empty", kind, first_id + i);
     }
     for (int j = 0; j < i; j++) {
       if (strcmp(names[i], names[j]) == 0) {
@@ -150,15 +151,15 @@ static int check_joint(const tf_builder* b, int i, char* err, size_t errlen) {
   if (!all_finite(props, 4)) {
     return fail(err, errlen, "joint '%s': armature, damping or stiffness is not finite", name);
   }
-  if (def->armature < 0 || def->damping < 0 || def->stiffness < 0) {
-    return fail(err, errlen, "joint '%s': armature, damping and stiffness must be >= 0", name);
+  const char* prop_names[3] = {"armature", "damping", "stiffness"};
+  for (int k = 0; k < 3; k++) {
+    if (props[k] < 0)
+      return fail(err, errlen, "joint '%s': %s must be >= 0 (got %g)", name, prop_names[k],
+                  props[k]);
   }
   if ((def->type == TF_JOINT_HINGE || def->type == TF_JOINT_SLIDE) &&
       tf_vec3_norm(def->axis) < 1e-10) {
     return fail(err, errlen, "joint '%s': axis is zero", name);
-  }
-  if (def->type == TF_JOINT_BALL && tf_vec3_norm(def->qpos0 + 1) + fabs(def->qpos0[0]) < 1e-10) {
-    return fail(err, errlen, "joint '%s': initial quaternion qpos0 is zero", name);
   }
   if (def->type == TF_JOINT_FREE) {
     const tf_body_def* body = &b->bodies[def->body - 1];
@@ -326,6 +327,7 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
       tf_vec3_copy(q0, m->body_pos + 3 * body);
       memcpy(q0 + 3, m->body_quat + 4 * body, 4 * sizeof(double));
     } else if (type == TF_JOINT_BALL) {
+      // an all-zero qpos0 (the default) means the identity orientation
       memcpy(q0, def->qpos0, 4 * sizeof(double));
       tf_quat_normalize(q0);
     } else {
@@ -410,7 +412,7 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
     goto done;
   }
   for (int i = 0; i < b->nbody; i++) names[i] = b->bodies[i].name;
-  if (check_names("body", names, b->nbody, err, errlen)) goto done;
+  if (check_names("body", names, b->nbody, 1, err, errlen)) goto done;
   for (int i = 0; i < b->nbody; i++) {
     if (strcmp(b->bodies[i].name, "world") == 0) {
       fail(err, errlen, "body 'world': the name is reserved for body 0");
@@ -418,9 +420,9 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
     }
   }
   for (int i = 0; i < b->njnt; i++) names[i] = b->joints[i].name;
-  if (check_names("joint", names, b->njnt, err, errlen)) goto done;
+  if (check_names("joint", names, b->njnt, 0, err, errlen)) goto done;
   for (int i = 0; i < b->nu; i++) names[i] = b->actuators[i].name;
-  if (check_names("actuator", names, b->nu, err, errlen)) goto done;
+  if (check_names("actuator", names, b->nu, 0, err, errlen)) goto done;
 
   size_t names_size = 6;  // "world"
   for (int i = 0; i < b->nbody; i++) {

@@ -87,7 +87,7 @@ typedef struct tf_joint_def {
   double stiffness;  // spring toward springref, N m / rad or N / m (not for free joints)
   double springref;  // hinge / slide spring rest position (rad or m)
   double qpos0[7];   // initial joint position; hinge / slide use [0], ball [0..3] (quat);
-                     // free joints take the body's pos / quat instead
+                     // (all zero = identity); free joints take the body's pos / quat
 } tf_joint_def;
 
 typedef struct tf_actuator_def {
