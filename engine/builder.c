@@ -39,7 +39,50 @@ tf_option tf_option_default(void) {
   opt.gravity[2] = -9.81;
   opt.integrator = TF_INTEGRATOR_EULER;
   opt.implicit_servo = 1;
+  opt.solver = TF_SOLVER_AL;
+  opt.solver_opt = tf_solver_settings_default();
+  opt.min_margin = 1e-4;
+  opt.nconmax = 2048;
   return opt;
+}
+
+tf_solver_settings tf_solver_settings_default(void) {
+  tf_solver_settings s;
+  memset(&s, 0, sizeof(s));
+  s.iterations = 100;
+  s.tolerance = 1e-10;
+  s.substeps = 1;
+  s.penalty = 0;
+  s.inner_iterations = 30;
+  return s;
+}
+
+tf_geom_def tf_geom_def_default(void) {
+  tf_geom_def def;
+  memset(&def, 0, sizeof(def));
+  def.type = TF_GEOM_SPHERE;
+  def.size[0] = 0.05;
+  def.quat[0] = 1;
+  def.hull = -1;
+  def.friction[0] = 1.0;
+  def.friction[1] = 0.0;
+  def.condim = 3;
+  def.contype = 1;
+  def.conaffinity = 1;
+  // MuJoCo's defaults for its soft contacts, used by the newton solver only
+  def.solref[0] = 0.02;
+  def.solref[1] = 1.0;
+  def.solimp[0] = 0.9;
+  def.solimp[1] = 0.95;
+  def.solimp[2] = 0.001;
+  return def;
+}
+
+tf_equality_def tf_equality_def_default(void) {
+  tf_equality_def def;
+  memset(&def, 0, sizeof(def));
+  def.type = TF_EQ_CONNECT;
+  return def;
 }
 
 tf_builder* tf_builder_create(void) {

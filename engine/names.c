@@ -4,8 +4,12 @@
 #include "tightfit.h"
 
 static const char* const integrator_names[TF_INTEGRATOR_N] = {"euler", "rk4"};
-static const char* const timer_names[TF_TIMER_N] = {"step",    "kinematics", "crba",     "rnea",
-                                                    "passive", "factor",     "integrate"};
+static const char* const timer_names[TF_TIMER_N] = {
+    "step", "kinematics", "crba", "rnea", "passive", "factor", "collision", "constraint", "solve",
+    "integrate"};
+static const char* const solver_names[TF_SOLVER_N] = {"pgs", "newton", "al", "admm"};
+static const char* const geom_names[TF_GEOM_NTYPE] = {"plane", "sphere",   "capsule",
+                                                      "box",   "cylinder", "hull"};
 
 const char* tf_integrator_name(tf_integrator integrator) {
   return (int)integrator >= 0 && integrator < TF_INTEGRATOR_N ? integrator_names[integrator]
@@ -21,4 +25,19 @@ int tf_integrator_from_name(const char* name) {
 
 const char* tf_timer_name(tf_timer timer) {
   return (int)timer >= 0 && timer < TF_TIMER_N ? timer_names[timer] : "unknown";
+}
+
+const char* tf_solver_name(tf_solver_type solver) {
+  return (int)solver >= 0 && solver < TF_SOLVER_N ? solver_names[solver] : "unknown";
+}
+
+int tf_solver_from_name(const char* name) {
+  for (int i = 0; name && i < TF_SOLVER_N; i++) {
+    if (strcmp(name, solver_names[i]) == 0) return i;
+  }
+  return -1;
+}
+
+const char* tf_geom_type_name(tf_geom_type type) {
+  return (int)type >= 0 && type < TF_GEOM_NTYPE ? geom_names[type] : "unknown";
 }

@@ -40,6 +40,30 @@ typedef enum tf_actuator_type {
   TF_ACT_NTYPE
 } tf_actuator_type;
 
+typedef enum tf_geom_type {
+  TF_GEOM_PLANE = 0,  // infinite plane z = 0 of the geom frame, solid below (static only)
+  TF_GEOM_SPHERE,     // size[0] radius
+  TF_GEOM_CAPSULE,    // size[0] radius, size[1] half-length of the segment along z
+  TF_GEOM_BOX,        // size[0..2] half-sizes
+  TF_GEOM_CYLINDER,   // size[0] radius, size[1] half-length along z
+  TF_GEOM_HULL,       // convex hull built by qhull from a point set (tf_builder_add_hull)
+  TF_GEOM_NTYPE
+} tf_geom_type;
+
+typedef enum tf_solver_type {
+  TF_SOLVER_PGS = 0,  // projected Gauss-Seidel on the dual, elliptic cones
+  TF_SOLVER_NEWTON,   // soft convex primal Newton (MuJoCo's formulation)
+  TF_SOLVER_AL,       // augmented Lagrangian + semismooth Newton (CRISP's CANAL)
+  TF_SOLVER_ADMM,     // subsystem-split ADMM (CRISP's SubADMM)
+  TF_SOLVER_N
+} tf_solver_type;
+
+typedef enum tf_equality_type {
+  TF_EQ_CONNECT = 0,  // a point of body1 stays on a point of body2 (3 rows)
+  TF_EQ_WELD,         // body2 keeps its pose relative to body1 at qpos0 (6 rows)
+  TF_EQ_NTYPE
+} tf_equality_type;
+
 typedef enum tf_timer {
   TF_TIMER_STEP = 0,
   TF_TIMER_KINEMATICS,  // poses, com, motion axes, body velocities
@@ -88,6 +112,9 @@ typedef struct tf_joint_def {
   double springref;  // hinge / slide spring rest position (rad or m)
   double qpos0[7];   // initial joint position; hinge / slide use [0], ball [0..3] (quat);
                      // (all zero = identity); free joints take the body's pos / quat
+  int limited;       // hinge / slide: 1 to keep q within range
+  double range[2];   // rad or m, range[0] < range[1]
+  double frictionloss;  // dry friction, N m or N (the largest friction force)
 } tf_joint_def;
 
 typedef struct tf_actuator_def {
@@ -100,12 +127,48 @@ typedef struct tf_actuator_def {
   double forcerange[2];  // clamp of the actuator force; [0, 0] = unlimited
 } tf_actuator_def;
 
+typedef struct tf_geom_def {
+  const char* name;       // unique, non-empty
+  int body;               // 0 = world (static)
+  tf_geom_type type;
+  double size[3];         // see tf_geom_type
+  double pos[3];          // in the body frame
+  double quat[4];
+  int hull;               // hull id for TF_GEOM_HULL
+  double friction[2];     // sliding mu, torsional mu (m, condim 4); a pair takes the larger
+  int condim;             // 1 frictionless, 3 sliding friction, 4 plus torsional
+  unsigned contype;       // a pair collides if (contype1 & conaffinity2) | (contype2 & conaffinity1)
+  unsigned conaffinity;
+  double margin;          // extra detection distance (m) on top of the speculative margin
+  double solref[2];       // newton only: time constant (s), damping ratio
+  double solimp[3];       // newton only: d0, dwidth, width (m)
+} tf_geom_def;
+
+typedef struct tf_equality_def {
+  const char* name;
+  tf_equality_type type;
+  int body1, body2;       // body2 may be 0 (the world)
+  double anchor[3];       // connect: the point in body1's frame
+} tf_equality_def;
+
+typedef struct tf_solver_settings {
+  int iterations;         // iteration cap (outer iterations for al); default 100
+  double tolerance;       // stop when the residuals fall under it; default 1e-10
+  int substeps;           // pgs: constraint substeps per step; default 1
+  double penalty;         // al / admm: penalty weight beta; 0 = from the problem's scale
+  int inner_iterations;   // al: Newton iterations per augmented-Lagrangian step; default 30
+} tf_solver_settings;
+
 typedef struct tf_option {
   double timestep;    // s, > 0
   double gravity[3];  // m / s^2
   tf_integrator integrator;
   int implicit_servo;  // 1: damping, stiffness and servo gains enter the velocity solve
                        // (euler only; default). 0: explicit, kept to show why it matters.
+  tf_solver_type solver;           // default al
+  tf_solver_settings solver_opt;
+  double min_margin;  // m: candidates this close are always rows (resting contact); 1e-4
+  int nconmax;        // contact buffer per data (default 2048); overflow is counted
 } tf_option;
 
 typedef struct tf_builder tf_builder;
@@ -114,6 +177,9 @@ tf_body_def tf_body_def_default(void);
 tf_joint_def tf_joint_def_default(void);
 tf_actuator_def tf_actuator_def_default(void);
 tf_option tf_option_default(void);
+tf_geom_def tf_geom_def_default(void);
+tf_equality_def tf_equality_def_default(void);
+tf_solver_settings tf_solver_settings_default(void);
 
 tf_builder* tf_builder_create(void);
 void tf_builder_destroy(tf_builder* b);
@@ -122,6 +188,14 @@ void tf_builder_set_option(tf_builder* b, const tf_option* opt);
 int tf_builder_add_body(tf_builder* b, const tf_body_def* def);
 int tf_builder_add_joint(tf_builder* b, const tf_joint_def* def);
 int tf_builder_add_actuator(tf_builder* b, const tf_actuator_def* def);
+int tf_builder_add_geom(tf_builder* b, const tf_geom_def* def);
+int tf_builder_add_equality(tf_builder* b, const tf_equality_def* def);
+// a convex hull of npoints points (x y z, in the geom frame), built on compile with qhull;
+// returns the hull id for tf_geom_def.hull
+int tf_builder_add_hull(tf_builder* b, const char* name, const double* points, int npoints);
+// never collide geoms of these two bodies / always consider this geom pair
+int tf_builder_exclude_pair(tf_builder* b, int body1, int body2);
+int tf_builder_include_pair(tf_builder* b, int geom1, int geom2);
 
 // ---------------------------------------------------------------- model
 
@@ -287,5 +361,8 @@ const char* tf_integrator_name(tf_integrator integrator);
 // -1 if unknown
 int tf_integrator_from_name(const char* name);
 const char* tf_timer_name(tf_timer timer);
+const char* tf_solver_name(tf_solver_type solver);
+int tf_solver_from_name(const char* name);
+const char* tf_geom_type_name(tf_geom_type type);
 
 #endif  // TIGHTFIT_H

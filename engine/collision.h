@@ -1,0 +1,71 @@
+// Narrow phase: shapes at given poses, contact points between pairs, distances and times of
+// impact (private to the engine; tests include it).
+//
+// Every pair function works on tf_shape values (a shape's geometry plus a world pose), so
+// the same code serves the current configuration and the advanced poses of a time-of-impact
+// query. Contact normals point from the first shape to the second; a contact's dist is the
+// signed gap along that normal (negative = overlap), pos the midpoint between the surfaces.
+#ifndef TF_COLLISION_H
+#define TF_COLLISION_H
+
+#include "tightfit.h"
+
+// a convex hull's geometry, read-only views into the model's hull arrays
+typedef struct tf_hull_view {
+  int nvert;
+  const double* vert;        // (nvert x 3) in the geom frame
+  int nface;
+  const double* face_plane;  // (nface x 4) outward unit normal n and offset d: n . x <= d inside
+  const int* face_vertadr;   // (nface) first index into face_vert
+  const int* face_vertnum;   // (nface)
+  const int* face_vert;      // vertex indices of each face, counter-clockwise seen from outside
+  double rbound;             // largest vertex distance from the geom origin
+} tf_hull_view;
+
+typedef struct tf_shape {
+  int type;            // tf_geom_type
+  double size[3];      // sphere r; capsule r, half-length; box half-sizes; cylinder r, half-length
+  double pos[3];       // world position of the geom frame
+  double mat[9];       // world orientation, row-major; columns are the geom axes
+  tf_hull_view hull;   // for TF_GEOM_HULL
+} tf_shape;
+
+typedef struct tf_contact_point {
+  double pos[3];     // midpoint between the two surfaces
+  double normal[3];  // unit, from shape a to shape b
+  double dist;       // signed gap along normal
+} tf_contact_point;
+
+// the maximum number of points any pair function writes
+#define TF_MAX_PAIR_CONTACTS 8
+
+// all points of a and b whose gap is below margin (at most TF_MAX_PAIR_CONTACTS); returns the
+// count. The pair table dispatches by type and swaps arguments (and normals) as needed.
+int tf_collide(const tf_shape* a, const tf_shape* b, double margin, tf_contact_point* out);
+
+// farthest point of a convex shape in direction dir (world); planes are not convex shapes here
+void tf_support(double out[3], const tf_shape* s, const double dir[3]);
+
+// signed distance between two convex shapes (GJK, EPA when overlapping), with the witness
+// points on each surface and the unit normal from a to b. Plane x convex is handled too.
+double tf_shape_distance(const tf_shape* a, const tf_shape* b, double pa[3], double pb[3],
+                         double normal[3]);
+
+// the rigid motion of a shape over a step: linear velocity of its frame origin and angular
+// velocity, both in world axes
+typedef struct tf_shape_motion {
+  double vel[3];
+  double omega[3];
+} tf_shape_motion;
+
+// moves a shape by its motion for time t (rotation by the exponential map)
+void tf_shape_advance(tf_shape* out, const tf_shape* s, const tf_shape_motion* motion, double t);
+
+// first time in [0, horizon] at which the shapes come within tolerance of touching under
+// their motions (conservative advancement on tf_shape_distance); returns horizon + 1 when the
+// paths never meet. Writes the witness normal and points at that time when they do.
+double tf_time_of_impact(const tf_shape* a, const tf_shape_motion* ma, const tf_shape* b,
+                         const tf_shape_motion* mb, double horizon, double tolerance,
+                         double normal[3], double pa[3], double pb[3]);
+
+#endif  // TF_COLLISION_H
