@@ -71,6 +71,9 @@ typedef enum tf_timer {
   TF_TIMER_RNEA,        // bias forces (Coriolis, centrifugal, gravity)
   TF_TIMER_PASSIVE,     // springs, dampers, actuators, applied wrenches
   TF_TIMER_FACTOR,      // Cholesky of M (plus implicit terms) and the solve
+  TF_TIMER_COLLISION,   // broadphase, narrow phase, time of impact
+  TF_TIMER_CONSTRAINT,  // assembling the constraint rows
+  TF_TIMER_SOLVE,       // the contact / constraint solver, position correction
   TF_TIMER_INTEGRATE,
   TF_TIMER_N
 } tf_timer;
@@ -78,6 +81,9 @@ typedef enum tf_timer {
 typedef enum tf_warning {
   TF_WARN_BADQACC = 0,  // NaN / inf in the state or acceleration: the state was not advanced
   TF_WARN_SINGULAR,     // the mass matrix failed to factor (not positive definite)
+  TF_WARN_CONTACTFULL,  // more contacts than the buffer holds: the extra ones counted, not kept
+  TF_WARN_EFCFULL,      // more constraint rows than the buffer holds
+  TF_WARN_SOLVER,       // the solver hit its iteration cap above tolerance
   TF_WARN_N
 } tf_warning;
 
