@@ -1,0 +1,124 @@
+// Pieces every constraint solver shares: the residuals reported in tf_solver_stats,
+// solves with A through its Cholesky factor, and the projection onto the contact cones.
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "solver.h"
+#include "solver_util.h"
+
+void tf_solve_A(const tf_constraint_problem* p, double* x) {
+  if (p->nv == 0) return;
+  LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', p->nv, 1, (double*)p->A_factor, p->nv, x, p->nv);
+}
+
+void tf_mul_J(const tf_constraint_problem* p, double* out, const double* v) {
+  for (int i = 0; i < p->nefc; i++) {
+    const double* row = p->J + (size_t)i * (size_t)p->nv;
+    double s = 0;
+    for (int k = 0; k < p->nv; k++) s += row[k] * v[k];
+    out[i] = s;
+  }
+}
+
+void tf_mul_JT(const tf_constraint_problem* p, double* out, const double* lambda) {
+  memset(out, 0, sizeof(double) * (size_t)p->nv);
+  for (int i = 0; i < p->nefc; i++) {
+    if (lambda[i] == 0) continue;
+    const double* row = p->J + (size_t)i * (size_t)p->nv;
+    for (int k = 0; k < p->nv; k++) out[k] += row[k] * lambda[i];
+  }
+}
+
+void tf_project_cone(double* lambda, const double* mu, int dim) {
+  // elliptic cone sum (l_k / mu_k)^2 <= l_n^2: scale to the unit circular cone, project
+  // there (Euclidean projection onto the second-order cone), scale back. With equal mu this
+  // is the exact Euclidean projection; with unequal mu it is the projection in the metric
+  // that makes the cone circular.
+  if (dim == 1) {
+    if (lambda[0] < 0) lambda[0] = 0;
+    return;
+  }
+  double t[3], norm2 = 0;
+  for (int k = 1; k < dim; k++) {
+    t[k - 1] = mu[k] > 0 ? lambda[k] / mu[k] : 0;
+    norm2 += t[k - 1] * t[k - 1];
+  }
+  double n = lambda[0], norm = sqrt(norm2);
+  if (norm <= n) {
+    for (int k = 1; k < dim; k++) {
+      if (mu[k] <= 0) lambda[k] = 0;
+    }
+    return;
+  }
+  if (norm <= -n) {
+    for (int k = 0; k < dim; k++) lambda[k] = 0;
+    return;
+  }
+  double a = 0.5 * (n + norm);
+  lambda[0] = a;
+  for (int k = 1; k < dim; k++) lambda[k] = mu[k] > 0 ? mu[k] * t[k - 1] * a / norm : 0;
+}
+
+void tf_constraint_residuals(const tf_constraint_problem* p, const double* v,
+                             const double* lambda, tf_solver_stats* stats) {
+  // dual: ||A v - b - J^T lambda||
+  double dual = 0;
+  for (int i = 0; i < p->nv; i++) {
+    double r = -p->b[i];
+    for (int k = 0; k < p->nv; k++) r += p->A[i * p->nv + k] * v[k];
+    for (int j = 0; j < p->nefc; j++) r -= p->J[(size_t)j * (size_t)p->nv + i] * lambda[j];
+    dual += r * r;
+  }
+  // primal: distance of each row velocity u = J v + e from its set, given lambda's regime;
+  // complementarity: |lambda . u| over unilateral rows
+  double primal = 0, comp = 0;
+  for (int blk = 0; blk < p->nblock; blk++) {
+    int adr = p->block_adr[blk], dim = p->block_dim[blk];
+    double u[6];
+    for (int k = 0; k < dim; k++) {
+      const double* row = p->J + (size_t)(adr + k) * (size_t)p->nv;
+      double s = 0;
+      for (int c = 0; c < p->nv; c++) s += row[c] * v[c];
+      u[k] = s + p->e[adr + k];
+    }
+    switch (p->block_type[blk]) {
+      case TF_EFC_EQUALITY:
+        for (int k = 0; k < dim; k++) primal += u[k] * u[k];
+        break;
+      case TF_EFC_FRICTION: {
+        // sticking (|lambda| < bound) needs u = 0
+        if (fabs(lambda[adr]) < p->bound[adr] * (1 - 1e-9)) primal += u[0] * u[0];
+        comp += fabs(lambda[adr] * u[0] + p->bound[adr] * fabs(u[0]));
+        break;
+      }
+      case TF_EFC_LIMIT:
+        if (u[0] < 0) primal += u[0] * u[0];
+        comp += fabs(lambda[adr] * u[0]);
+        break;
+      case TF_EFC_CONTACT: {
+        // De Saxce-corrected normal velocity must be >= 0, and zero when pressing
+        double slip2 = 0;
+        for (int k = 1; k < dim; k++) slip2 += p->mu[adr + k] * p->mu[adr + k] * u[k] * u[k];
+        double un = u[0] + sqrt(slip2);
+        if (un < 0) primal += un * un;
+        comp += fabs(lambda[adr] * un);
+        // sticking contacts (strictly inside the cone) need zero tangential velocity
+        double t2 = 0;
+        for (int k = 1; k < dim; k++) {
+          double mk = p->mu[adr + k];
+          if (mk > 0) t2 += (lambda[adr + k] / mk) * (lambda[adr + k] / mk);
+        }
+        if (sqrt(t2) < lambda[adr] * (1 - 1e-6)) {
+          for (int k = 1; k < dim; k++) primal += u[k] * u[k];
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  stats->primal_residual = sqrt(primal);
+  stats->dual_residual = sqrt(dual);
+  stats->complementarity = comp;
+}
