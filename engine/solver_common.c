@@ -75,7 +75,7 @@ void tf_constraint_residuals(const tf_constraint_problem* p, const double* v,
   double primal = 0, comp = 0;
   for (int blk = 0; blk < p->nblock; blk++) {
     int adr = p->block_adr[blk], dim = p->block_dim[blk];
-    double u[6];
+    double u[6] = {0};
     for (int k = 0; k < dim; k++) {
       const double* row = p->J + (size_t)(adr + k) * (size_t)p->nv;
       double s = 0;
