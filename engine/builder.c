@@ -18,6 +18,8 @@ tf_body_def tf_body_def_default(void) {
 tf_joint_def tf_joint_def_default(void) {
   tf_joint_def def;
   memset(&def, 0, sizeof(def));
+  def.range[0] = -1;
+  def.range[1] = 1;
   def.type = TF_JOINT_HINGE;
   def.axis[2] = 1;
   def.qpos0[0] = 0;
@@ -42,7 +44,7 @@ tf_option tf_option_default(void) {
   opt.solver = TF_SOLVER_AL;
   opt.solver_opt = tf_solver_settings_default();
   opt.min_margin = 1e-4;
-  opt.nconmax = 2048;
+  opt.nconmax = 128;
   return opt;
 }
 
@@ -99,9 +101,20 @@ void tf_builder_destroy(tf_builder* b) {
   for (int i = 0; i < b->nbody; i++) free_name(b->bodies[i].name);
   for (int i = 0; i < b->njnt; i++) free_name(b->joints[i].name);
   for (int i = 0; i < b->nu; i++) free_name(b->actuators[i].name);
+  for (int i = 0; i < b->ngeom; i++) free_name(b->geoms[i].name);
+  for (int i = 0; i < b->neq; i++) free_name(b->equalities[i].name);
+  for (int i = 0; i < b->nhull; i++) {
+    free(b->hulls[i].name);
+    free(b->hulls[i].points);
+  }
   free(b->bodies);
   free(b->joints);
   free(b->actuators);
+  free(b->geoms);
+  free(b->equalities);
+  free(b->hulls);
+  free(b->exclude);
+  free(b->include);
   free(b);
 }
 
@@ -152,4 +165,54 @@ int tf_builder_add_actuator(tf_builder* b, const tf_actuator_def* def) {
   if (def->name && !copy.name) return -1;
   b->actuators[b->nu] = copy;
   return b->nu++;
+}
+
+int tf_builder_add_geom(tf_builder* b, const tf_geom_def* def) {
+  if (grow((void**)&b->geoms, &b->geom_cap, b->ngeom, sizeof(tf_geom_def))) return -1;
+  tf_geom_def copy = *def;
+  copy.name = copy_name(def->name);
+  if (def->name && !copy.name) return -1;
+  b->geoms[b->ngeom] = copy;
+  return b->ngeom++;
+}
+
+int tf_builder_add_equality(tf_builder* b, const tf_equality_def* def) {
+  if (grow((void**)&b->equalities, &b->eq_cap, b->neq, sizeof(tf_equality_def))) return -1;
+  tf_equality_def copy = *def;
+  copy.name = copy_name(def->name);
+  if (def->name && !copy.name) return -1;
+  b->equalities[b->neq] = copy;
+  return b->neq++;
+}
+
+int tf_builder_add_hull(tf_builder* b, const char* name, const double* points, int npoints) {
+  if (npoints < 0 || (npoints > 0 && !points)) return -1;
+  if (grow((void**)&b->hulls, &b->hull_cap, b->nhull, sizeof(tf_builder_hull))) return -1;
+  tf_builder_hull h = {NULL, NULL, npoints};
+  h.name = (char*)copy_name(name ? name : "hull");
+  h.points = malloc(sizeof(double) * 3 * (size_t)(npoints > 0 ? npoints : 1));
+  if (!h.name || !h.points) {
+    free(h.name);
+    free(h.points);
+    return -1;
+  }
+  if (npoints > 0) memcpy(h.points, points, sizeof(double) * 3 * (size_t)npoints);
+  b->hulls[b->nhull] = h;
+  return b->nhull++;
+}
+
+// appends a pair of ints to a growable array of pairs
+static int add_pair(int** array, int* count, int* capacity, int first, int second) {
+  if (grow((void**)array, capacity, 2 * *count + 1, sizeof(int))) return -1;
+  (*array)[2 * *count] = first;
+  (*array)[2 * *count + 1] = second;
+  return (*count)++;
+}
+
+int tf_builder_exclude_pair(tf_builder* b, int body1, int body2) {
+  return add_pair(&b->exclude, &b->nexclude, &b->exclude_cap, body1, body2);
+}
+
+int tf_builder_include_pair(tf_builder* b, int geom1, int geom2) {
+  return add_pair(&b->include, &b->ninclude, &b->include_cap, geom1, geom2);
 }

@@ -4,6 +4,13 @@
 
 #include "tightfit.h"
 
+// a hull's source points until compile runs qhull on them
+typedef struct tf_builder_hull {
+  char* name;
+  double* points;  // (npoints x 3)
+  int npoints;
+} tf_builder_hull;
+
 struct tf_builder {
   tf_option opt;
   tf_body_def* bodies;  // user bodies; body id = index + 1
@@ -12,6 +19,16 @@ struct tf_builder {
   int njnt, joint_cap;
   tf_actuator_def* actuators;
   int nu, actuator_cap;
+  tf_geom_def* geoms;
+  int ngeom, geom_cap;
+  tf_equality_def* equalities;
+  int neq, eq_cap;
+  tf_builder_hull* hulls;
+  int nhull, hull_cap;
+  int* exclude;  // body pairs
+  int nexclude, exclude_cap;
+  int* include;  // geom pairs
+  int ninclude, include_cap;
 };
 
 #endif  // TF_BUILDER_INTERNAL_H

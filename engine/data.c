@@ -11,10 +11,14 @@
 
 size_t tf_arena_size(const tf_model* m) {
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nb = (size_t)m->nbody;
-  // rk4 stages and states, the implicit system matrix, rnea's accelerations and forces,
-  // plus one cache line of alignment slack per allocation
+  size_t nefc = (size_t)m->nefcmax, ng = (size_t)m->ngeom;
+  // rk4 stages and states, the implicit system matrix, rnea's accelerations and forces
   size_t doubles = 3 * nv * nv + 4 * nq + 16 * nv + 16 * nb;
-  return doubles * sizeof(double) + 64 * 32;
+  // contact step: broadphase boxes and pairs, the constraint problem, and the solvers'
+  // scratch: dense Delassus / Hessians (nefc^2 and nv^2), a few J-sized and row vectors
+  doubles += 8 * ng + 4 * ng * ng;
+  doubles += nefc * nefc + 4 * nefc * nv + 40 * nefc + 8 * nv * nv + 40 * nv;
+  return doubles * sizeof(double) + 64 * 128;
 }
 
 typedef struct layout {
@@ -56,6 +60,24 @@ static void lay_out_data(const tf_model* m, tf_data* d, layout* l) {
   TF_DOUBLES(qfrc_actuator, nv);
   TF_DOUBLES(actuator_force, nu);
   TF_DOUBLES(qacc, nv);
+  size_t ng = (size_t)m->ngeom, ncon = (size_t)m->nconmax, nefc = (size_t)m->nefcmax;
+  TF_DOUBLES(geom_xpos, 3 * ng);
+  TF_DOUBLES(geom_xmat, 9 * ng);
+  d->contact = carve(l, sizeof(tf_contact) * ncon);
+  d->contact_prev = carve(l, sizeof(tf_contact) * ncon);
+  TF_DOUBLES(efc_J, nefc * nv);
+  TF_DOUBLES(efc_e, nefc);
+  TF_DOUBLES(efc_pos, nefc);
+  TF_DOUBLES(efc_mu, nefc);
+  TF_DOUBLES(efc_bound, nefc);
+  TF_DOUBLES(efc_lambda, nefc);
+  d->efc_block_type = carve(l, sizeof(int) * nefc);
+  d->efc_block_adr = carve(l, sizeof(int) * nefc);
+  d->efc_block_dim = carve(l, sizeof(int) * nefc);
+  d->efc_block_id = carve(l, sizeof(int) * nefc);
+  TF_DOUBLES(efc_solref, 2 * nefc);
+  TF_DOUBLES(efc_solimp, 3 * nefc);
+  TF_DOUBLES(qfrc_constraint, nv);
 #undef TF_DOUBLES
   d->arena = carve(l, m->narena);
   d->narena = m->narena;
@@ -99,6 +121,11 @@ void tf_data_reset(const tf_model* m, tf_data* d) {
   d->nstep = 0;
   d->arena_top = 0;
   d->arena_peak = 0;
+  d->ncon = d->ncon_prev = d->ncon_wanted = 0;
+  d->nefc = d->nblock = 0;
+  d->solver_iterations = 0;
+  d->solver_primal = d->solver_dual = 0;
+  memset(d->qfrc_constraint, 0, sizeof(double) * (size_t)m->nv);
   tf_kinematics(m, d);
 }
 

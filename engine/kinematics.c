@@ -135,6 +135,14 @@ void tf_kinematics(const tf_model* m, tf_data* d) {
     }
     tf_inertia_from_com(d->cinert + 10 * b, m->body_mass[b], d->xipos + 3 * b, ic);
   }
+  for (int g = 0; g < m->ngeom; g++) {
+    int b = m->geom_bodyid[g];
+    double offset[3], quat[4];
+    tf_quat_rotate(offset, d->xquat + 4 * b, m->geom_pos + 3 * g);
+    tf_vec3_add(d->geom_xpos + 3 * g, d->xpos + 3 * b, offset);
+    tf_quat_mul(quat, d->xquat + 4 * b, m->geom_quat + 4 * g);
+    tf_quat_to_mat(d->geom_xmat + 9 * g, quat);
+  }
   d->timer[TF_TIMER_KINEMATICS] += tf_clock() - t0;
 }
 

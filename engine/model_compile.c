@@ -10,6 +10,7 @@
 
 #include "builder_internal.h"
 #include "engine_math.h"
+#include "hull.h"
 #include "model_internal.h"
 
 static int fail(char* err, size_t errlen, const char* fmt, ...) {
@@ -110,6 +111,23 @@ static int check_option(const tf_option* opt, char* err, size_t errlen) {
   if ((int)opt->integrator < 0 || opt->integrator >= TF_INTEGRATOR_N) {
     return fail(err, errlen, "option: unknown integrator %d", (int)opt->integrator);
   }
+  if ((int)opt->solver < 0 || opt->solver >= TF_SOLVER_N) {
+    return fail(err, errlen, "option: unknown solver %d", (int)opt->solver);
+  }
+  const tf_solver_settings* so = &opt->solver_opt;
+  if (so->iterations < 1 || so->inner_iterations < 1 || so->substeps < 1) {
+    return fail(err, errlen, "option: solver iterations and substeps must be >= 1");
+  }
+  if (!isfinite(so->tolerance) || so->tolerance < 0 || !isfinite(so->penalty) ||
+      so->penalty < 0) {
+    return fail(err, errlen, "option: solver tolerance and penalty must be finite and >= 0");
+  }
+  if (!isfinite(opt->min_margin) || opt->min_margin < 0) {
+    return fail(err, errlen, "option: min_margin must be >= 0 (got %g)", opt->min_margin);
+  }
+  if (opt->nconmax < 1 || opt->nconmax > 1000000) {
+    return fail(err, errlen, "option: nconmax must be in [1, 1e6] (got %d)", opt->nconmax);
+  }
   return 0;
 }
 
@@ -161,6 +179,18 @@ static int check_joint(const tf_builder* b, int i, char* err, size_t errlen) {
       tf_vec3_norm(def->axis) < 1e-10) {
     return fail(err, errlen, "joint '%s': axis is zero", name);
   }
+  if (!isfinite(def->frictionloss) || def->frictionloss < 0) {
+    return fail(err, errlen, "joint '%s': frictionloss must be >= 0 (got %g)", name,
+                def->frictionloss);
+  }
+  if (def->limited) {
+    if (def->type != TF_JOINT_HINGE && def->type != TF_JOINT_SLIDE) {
+      return fail(err, errlen, "joint '%s': only hinge and slide joints can be limited", name);
+    }
+    if (!all_finite(def->range, 2) || !(def->range[0] < def->range[1])) {
+      return fail(err, errlen, "joint '%s': range must be finite with range[0] < range[1]", name);
+    }
+  }
   if (def->type == TF_JOINT_FREE) {
     const tf_body_def* body = &b->bodies[def->body - 1];
     if (body->parent != 0) {
@@ -200,6 +230,89 @@ static int check_actuator(const tf_builder* b, int i, char* err, size_t errlen) 
     return fail(err, errlen, "actuator '%s': gains must be >= 0", name);
   if (def->forcerange[0] > def->forcerange[1]) {
     return fail(err, errlen, "actuator '%s': forcerange is reversed", name);
+  }
+  return 0;
+}
+
+static int check_geom(const tf_builder* b, int i, char* err, size_t errlen) {
+  const tf_geom_def* def = &b->geoms[i];
+  const char* name = safe_name(def->name);
+  if (def->body < 0 || def->body > b->nbody) {
+    return fail(err, errlen, "geom '%s': body %d does not exist", name, def->body);
+  }
+  if ((int)def->type < 0 || def->type >= TF_GEOM_NTYPE) {
+    return fail(err, errlen, "geom '%s': unknown type %d", name, (int)def->type);
+  }
+  if (!all_finite(def->size, 3) || !all_finite(def->pos, 3) || !all_finite(def->quat, 4)) {
+    return fail(err, errlen, "geom '%s': size, position or orientation is not finite", name);
+  }
+  if (tf_vec3_norm(def->quat + 1) + fabs(def->quat[0]) < 1e-10) {
+    return fail(err, errlen, "geom '%s': orientation quaternion is zero", name);
+  }
+  // how many leading size entries must be positive, per type
+  static const int nsize[TF_GEOM_NTYPE] = {0, 1, 2, 3, 2, 0};
+  for (int k = 0; k < nsize[def->type]; k++) {
+    if (def->size[k] <= 0) {
+      return fail(err, errlen, "geom '%s': size[%d] of a %s must be > 0 (got %g)", name, k,
+                  tf_geom_type_name(def->type), def->size[k]);
+    }
+  }
+  if (def->type == TF_GEOM_PLANE && def->body != 0) {
+    return fail(err, errlen, "geom '%s': a plane must belong to the world (body 0)", name);
+  }
+  if (def->type == TF_GEOM_HULL && (def->hull < 0 || def->hull >= b->nhull)) {
+    return fail(err, errlen, "geom '%s': hull %d does not exist", name, def->hull);
+  }
+  if (!all_finite(def->friction, 2) || def->friction[0] < 0 || def->friction[1] < 0) {
+    return fail(err, errlen, "geom '%s': friction must be finite and >= 0", name);
+  }
+  if (def->condim != 1 && def->condim != 3 && def->condim != 4) {
+    return fail(err, errlen, "geom '%s': condim must be 1, 3 or 4 (got %d)", name, def->condim);
+  }
+  if (!isfinite(def->margin) || def->margin < 0) {
+    return fail(err, errlen, "geom '%s': margin must be >= 0 (got %g)", name, def->margin);
+  }
+  if (!all_finite(def->solref, 2) || def->solref[0] <= 0 || def->solref[1] <= 0) {
+    return fail(err, errlen, "geom '%s': solref needs a time constant and damping ratio > 0",
+                name);
+  }
+  if (!all_finite(def->solimp, 3) || def->solimp[0] <= 0 || def->solimp[0] >= 1 ||
+      def->solimp[1] <= 0 || def->solimp[1] >= 1 || def->solimp[2] <= 0) {
+    return fail(err, errlen, "geom '%s': solimp needs 0 < d0, dwidth < 1 and width > 0", name);
+  }
+  return 0;
+}
+
+static int check_equality(const tf_builder* b, int i, char* err, size_t errlen) {
+  const tf_equality_def* def = &b->equalities[i];
+  const char* name = safe_name(def->name);
+  if ((int)def->type < 0 || def->type >= TF_EQ_NTYPE) {
+    return fail(err, errlen, "equality '%s': unknown type %d", name, (int)def->type);
+  }
+  if (def->body1 < 1 || def->body1 > b->nbody || def->body2 < 0 || def->body2 > b->nbody) {
+    return fail(err, errlen, "equality '%s': bodies %d and %d must exist (body1 not the world)",
+                name, def->body1, def->body2);
+  }
+  if (def->body1 == def->body2) {
+    return fail(err, errlen, "equality '%s': body1 and body2 are the same body", name);
+  }
+  if (!all_finite(def->anchor, 3)) return fail(err, errlen, "equality '%s': anchor is not finite", name);
+  return 0;
+}
+
+static int check_pairs(const tf_builder* b, char* err, size_t errlen) {
+  for (int i = 0; i < b->nexclude; i++) {
+    int b1 = b->exclude[2 * i], b2 = b->exclude[2 * i + 1];
+    if (b1 < 0 || b1 > b->nbody || b2 < 0 || b2 > b->nbody) {
+      return fail(err, errlen, "exclude pair %d: bodies %d and %d must exist", i, b1, b2);
+    }
+  }
+  for (int i = 0; i < b->ninclude; i++) {
+    int g1 = b->include[2 * i], g2 = b->include[2 * i + 1];
+    if (g1 < 0 || g1 >= b->ngeom || g2 < 0 || g2 >= b->ngeom || g1 == g2) {
+      return fail(err, errlen, "include pair %d: geoms %d and %d must be two existing geoms", i,
+                  g1, g2);
+    }
   }
   return 0;
 }
@@ -253,6 +366,45 @@ static void lay_out_model(tf_model* m, layout* l, size_t names_size) {
   TF_DOUBLES(actuator_kp, nu);
   TF_DOUBLES(actuator_kv, nu);
   TF_DOUBLES(actuator_forcerange, 2 * nu);
+  TF_DOUBLES(dof_frictionloss, nv);
+  TF_INTS(jnt_limited, nj);
+  TF_DOUBLES(jnt_range, 2 * nj);
+  int ng = m->ngeom, nh = m->nhull, ne = m->neq;
+  TF_INTS(geom_type, ng);
+  TF_INTS(geom_bodyid, ng);
+  TF_INTS(geom_hullid, ng);
+  TF_INTS(geom_condim, ng);
+  m->geom_contype = carve(l, sizeof(unsigned) * (size_t)ng);
+  m->geom_conaffinity = carve(l, sizeof(unsigned) * (size_t)ng);
+  TF_INTS(geom_nameadr, ng);
+  TF_DOUBLES(geom_size, 3 * ng);
+  TF_DOUBLES(geom_pos, 3 * ng);
+  TF_DOUBLES(geom_quat, 4 * ng);
+  TF_DOUBLES(geom_friction, 2 * ng);
+  TF_DOUBLES(geom_margin, ng);
+  TF_DOUBLES(geom_solref, 2 * ng);
+  TF_DOUBLES(geom_solimp, 3 * ng);
+  TF_DOUBLES(geom_rbound, ng);
+  TF_INTS(hull_vertadr, nh);
+  TF_INTS(hull_vertnum, nh);
+  TF_INTS(hull_faceadr, nh);
+  TF_INTS(hull_facenum, nh);
+  TF_INTS(hull_facevertadr, nh);
+  TF_DOUBLES(hull_rbound, nh);
+  TF_DOUBLES(hull_vert, 3 * m->nhullvert);
+  TF_DOUBLES(hull_face_plane, 4 * m->nhullface);
+  TF_INTS(hull_face_vertadr, m->nhullface);
+  TF_INTS(hull_face_vertnum, m->nhullface);
+  TF_INTS(hull_face_vert, m->nhullfacevert);
+  TF_INTS(eq_type, ne);
+  TF_INTS(eq_body1, ne);
+  TF_INTS(eq_body2, ne);
+  TF_INTS(eq_nameadr, ne);
+  TF_DOUBLES(eq_anchor1, 3 * ne);
+  TF_DOUBLES(eq_anchor2, 3 * ne);
+  TF_DOUBLES(eq_relquat, 4 * ne);
+  TF_INTS(exclude_body, 2 * m->nexclude);
+  TF_INTS(include_geom, 2 * m->ninclude);
   TF_DOUBLES(qpos0, m->nq);
   m->names = carve(l, names_size);
 #undef TF_INTS
@@ -269,7 +421,7 @@ static int append_name(tf_model* m, size_t* at, const char* name) {
 
 // fills every model array from validated definitions
 static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)[3],
-                       const double (*iquats)[4]) {
+                       const double (*iquats)[4], const tf_hull_data* hulls) {
   size_t at = 0;
   // world body
   m->body_parentid[0] = -1;
@@ -315,6 +467,9 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
     tf_vec3_copy(m->jnt_axis + 3 * j, axis);
     m->jnt_stiffness[j] = def->stiffness;
     m->jnt_springref[j] = def->springref;
+    m->jnt_limited[j] = def->limited;
+    m->jnt_range[2 * j] = def->limited ? def->range[0] : 0;
+    m->jnt_range[2 * j + 1] = def->limited ? def->range[1] : 0;
     if (m->body_jntadr[body] < 0) {
       m->body_jntadr[body] = j;
       m->body_dofadr[body] = vadr;
@@ -339,6 +494,7 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
       m->dof_jntid[dof] = j;
       m->dof_armature[dof] = def->armature;
       m->dof_damping[dof] = def->damping;
+      m->dof_frictionloss[dof] = def->frictionloss;
       if (k > 0 || m->body_dofadr[body] != vadr) {
         m->dof_parentid[dof] = dof - 1;
       } else {
@@ -363,6 +519,98 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
     m->actuator_forcerange[2 * a] = def->forcerange[0];
     m->actuator_forcerange[2 * a + 1] = def->forcerange[1];
   }
+
+  int vadr_h = 0, fadr = 0, fvadr = 0;
+  for (int h = 0; h < b->nhull; h++) {
+    const tf_hull_data* hull = &hulls[h];
+    m->hull_vertadr[h] = vadr_h;
+    m->hull_vertnum[h] = hull->nvert;
+    m->hull_faceadr[h] = fadr;
+    m->hull_facenum[h] = hull->nface;
+    m->hull_facevertadr[h] = fvadr;
+    m->hull_rbound[h] = hull->rbound;
+    memcpy(m->hull_vert + 3 * vadr_h, hull->vert, sizeof(double) * 3 * (size_t)hull->nvert);
+    memcpy(m->hull_face_plane + 4 * fadr, hull->face_plane,
+           sizeof(double) * 4 * (size_t)hull->nface);
+    memcpy(m->hull_face_vertadr + fadr, hull->face_vertadr, sizeof(int) * (size_t)hull->nface);
+    memcpy(m->hull_face_vertnum + fadr, hull->face_vertnum, sizeof(int) * (size_t)hull->nface);
+    memcpy(m->hull_face_vert + fvadr, hull->face_vert, sizeof(int) * (size_t)hull->nfacevert);
+    vadr_h += hull->nvert;
+    fadr += hull->nface;
+    fvadr += hull->nfacevert;
+  }
+
+  for (int g = 0; g < b->ngeom; g++) {
+    const tf_geom_def* def = &b->geoms[g];
+    m->geom_type[g] = def->type;
+    m->geom_bodyid[g] = def->body;
+    m->geom_hullid[g] = def->type == TF_GEOM_HULL ? def->hull : -1;
+    m->geom_condim[g] = def->condim;
+    m->geom_contype[g] = def->contype;
+    m->geom_conaffinity[g] = def->conaffinity;
+    m->geom_nameadr[g] = append_name(m, &at, def->name);
+    memcpy(m->geom_size + 3 * g, def->size, 3 * sizeof(double));
+    tf_vec3_copy(m->geom_pos + 3 * g, def->pos);
+    memcpy(m->geom_quat + 4 * g, def->quat, 4 * sizeof(double));
+    tf_quat_normalize(m->geom_quat + 4 * g);
+    memcpy(m->geom_friction + 2 * g, def->friction, 2 * sizeof(double));
+    m->geom_margin[g] = def->margin;
+    memcpy(m->geom_solref + 2 * g, def->solref, 2 * sizeof(double));
+    memcpy(m->geom_solimp + 3 * g, def->solimp, 3 * sizeof(double));
+    const double* sz = def->size;
+    double rbound = 0;
+    switch (def->type) {
+      case TF_GEOM_SPHERE:
+        rbound = sz[0];
+        break;
+      case TF_GEOM_CAPSULE:
+        rbound = sz[0] + sz[1];
+        break;
+      case TF_GEOM_BOX:
+        rbound = tf_vec3_norm(sz);
+        break;
+      case TF_GEOM_CYLINDER:
+        rbound = sqrt(sz[0] * sz[0] + sz[1] * sz[1]);
+        break;
+      case TF_GEOM_HULL:
+        rbound = hulls[def->hull].rbound;
+        break;
+      default:
+        break;  // planes are unbounded: the broadphase treats them apart
+    }
+    m->geom_rbound[g] = rbound;
+  }
+
+  for (int e = 0; e < b->neq; e++) {
+    const tf_equality_def* def = &b->equalities[e];
+    m->eq_type[e] = def->type;
+    m->eq_body1[e] = def->body1;
+    m->eq_body2[e] = def->body2;
+    m->eq_nameadr[e] = append_name(m, &at, def->name ? def->name : "");
+    tf_vec3_copy(m->eq_anchor1 + 3 * e, def->anchor);
+  }
+  memcpy(m->exclude_body, b->exclude, sizeof(int) * 2 * (size_t)b->nexclude);
+  memcpy(m->include_geom, b->include, sizeof(int) * 2 * (size_t)b->ninclude);
+}
+
+// equality constraints hold the relative placement they have at qpos0
+static int set_equality_references(tf_model* m, char* err, size_t errlen) {
+  if (m->neq == 0) return 0;
+  tf_data* d = tf_data_create(m);
+  if (!d) return fail(err, errlen, "out of memory");
+  for (int e = 0; e < m->neq; e++) {
+    int b1 = m->eq_body1[e], b2 = m->eq_body2[e];
+    double world[3], rel[3], q1inv[4];
+    tf_quat_rotate(world, d->xquat + 4 * b1, m->eq_anchor1 + 3 * e);
+    tf_vec3_add(world, world, d->xpos + 3 * b1);
+    tf_vec3_sub(rel, world, d->xpos + 3 * b2);
+    tf_quat_conj(q1inv, d->xquat + 4 * b2);
+    tf_quat_rotate(m->eq_anchor2 + 3 * e, q1inv, rel);
+    tf_quat_conj(q1inv, d->xquat + 4 * b1);
+    tf_quat_mul(m->eq_relquat + 4 * e, q1inv, d->xquat + 4 * b2);
+  }
+  tf_data_destroy(d);
+  return 0;
 }
 
 // M must be positive definite at qpos0, or no step can be taken: name the joint whose dof
@@ -403,6 +651,9 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
 
   int n = b->nbody > b->njnt ? b->nbody : b->njnt;
   n = n > b->nu ? n : b->nu;
+  n = n > b->ngeom ? n : b->ngeom;
+  tf_hull_data* hulls = NULL;
+  int nhulls_built = 0;
   const char** names = malloc(sizeof(char*) * (size_t)(n + 1));
   double(*moments)[3] = malloc(sizeof(double[3]) * (size_t)(b->nbody + 1));
   double(*iquats)[4] = malloc(sizeof(double[4]) * (size_t)(b->nbody + 1));
@@ -441,6 +692,31 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
     if (check_actuator(b, a, err, errlen)) goto done;
     names_size += strlen(b->actuators[a].name) + 1;
   }
+  for (int i = 0; i < b->ngeom; i++) names[i] = b->geoms[i].name;
+  if (check_names("geom", names, b->ngeom, 0, err, errlen)) goto done;
+  for (int g = 0; g < b->ngeom; g++) {
+    if (check_geom(b, g, err, errlen)) goto done;
+    names_size += strlen(b->geoms[g].name) + 1;
+  }
+  for (int e = 0; e < b->neq; e++) {
+    if (check_equality(b, e, err, errlen)) goto done;
+    names_size += (b->equalities[e].name ? strlen(b->equalities[e].name) : 0) + 1;
+  }
+  if (check_pairs(b, err, errlen)) goto done;
+  hulls = calloc((size_t)(b->nhull + 1), sizeof(tf_hull_data));
+  if (!hulls) {
+    fail(err, errlen, "out of memory");
+    goto done;
+  }
+  int nhullvert = 0, nhullface = 0, nhullfacevert = 0;
+  for (int h = 0; h < b->nhull; h++) {
+    const tf_builder_hull* src = &b->hulls[h];
+    if (tf_hull_build(src->points, src->npoints, src->name, &hulls[h], err, errlen)) goto done;
+    nhulls_built = h + 1;
+    nhullvert += hulls[h].nvert;
+    nhullface += hulls[h].nface;
+    nhullfacevert += hulls[h].nfacevert;
+  }
 
   m = calloc(1, sizeof(tf_model));
   if (!m) {
@@ -452,7 +728,18 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
   m->nbody = b->nbody + 1;
   m->njnt = b->njnt;
   m->nu = b->nu;
+  m->ngeom = b->ngeom;
+  m->nhull = b->nhull;
+  m->nhullvert = nhullvert;
+  m->nhullface = nhullface;
+  m->nhullfacevert = nhullfacevert;
+  m->neq = b->neq;
+  m->nexclude = b->nexclude;
+  m->ninclude = b->ninclude;
   m->opt = b->opt;
+  m->nconmax = b->opt.nconmax > 0 ? b->opt.nconmax : 1;
+  // rows: up to 4 per contact, a limit and a friction row per dof, 6 per equality
+  m->nefcmax = 4 * m->nconmax + 2 * nv + 6 * b->neq;
   layout l = {NULL, 0};
   lay_out_model(m, &l, names_size);
   m->nbuffer = l.size;
@@ -467,13 +754,15 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
   lay_out_model(m, &l, names_size);
   m->buffer = l.base;
   m->narena = tf_arena_size(m);
-  fill_model(b, m, (const double(*)[3])moments, (const double(*)[4])iquats);
-  if (check_mass_matrix(m, err, errlen)) {
+  fill_model(b, m, (const double(*)[3])moments, (const double(*)[4])iquats, hulls);
+  if (check_mass_matrix(m, err, errlen) || set_equality_references(m, err, errlen)) {
     tf_model_destroy(m);
     m = NULL;
   }
 
 done:
+  for (int h = 0; h < nhulls_built; h++) tf_hull_free(&hulls[h]);
+  free(hulls);
   free(names);
   free(moments);
   free(iquats);

@@ -174,7 +174,7 @@ typedef struct tf_option {
   tf_solver_type solver;           // default al
   tf_solver_settings solver_opt;
   double min_margin;  // m: candidates this close are always rows (resting contact); 1e-4
-  int nconmax;        // contact buffer per data (default 2048); overflow is counted
+  int nconmax;        // contact buffer per data (default 128); overflow is counted
 } tf_option;
 
 typedef struct tf_builder tf_builder;
@@ -212,6 +212,16 @@ typedef struct tf_model {
   int nbody;  // bodies, including the world (id 0)
   int njnt;
   int nu;  // actuators
+  int ngeom;
+  int nhull;
+  int nhullvert;      // vertices of all hulls
+  int nhullface;      // faces of all hulls
+  int nhullfacevert;  // face-vertex indices of all hulls
+  int neq;            // equality constraints
+  int nexclude;       // excluded body pairs
+  int ninclude;       // explicitly included geom pairs
+  int nconmax;        // contacts each data holds
+  int nefcmax;        // constraint rows each data holds
   tf_option opt;
 
   // bodies
@@ -245,6 +255,52 @@ typedef struct tf_model {
   int* dof_parentid;     // (nv) previous dof on the path to the world, -1 at a root
   double* dof_armature;  // (nv)
   double* dof_damping;   // (nv)
+  double* dof_frictionloss;  // (nv)
+  int* jnt_limited;          // (njnt)
+  double* jnt_range;         // (njnt x 2)
+
+  // geoms
+  int* geom_type;            // (ngeom) tf_geom_type
+  int* geom_bodyid;          // (ngeom)
+  int* geom_hullid;          // (ngeom) -1 unless a hull
+  int* geom_condim;          // (ngeom)
+  unsigned* geom_contype;    // (ngeom)
+  unsigned* geom_conaffinity;  // (ngeom)
+  int* geom_nameadr;         // (ngeom)
+  double* geom_size;         // (ngeom x 3)
+  double* geom_pos;          // (ngeom x 3) in the body frame
+  double* geom_quat;         // (ngeom x 4)
+  double* geom_friction;     // (ngeom x 2) sliding, torsional
+  double* geom_margin;       // (ngeom)
+  double* geom_solref;       // (ngeom x 2)
+  double* geom_solimp;       // (ngeom x 3)
+  double* geom_rbound;       // (ngeom) bounding-sphere radius about the geom origin (0: plane)
+
+  // hulls (vertices and faces of all hulls, each hull's a contiguous range)
+  int* hull_vertadr;         // (nhull)
+  int* hull_vertnum;         // (nhull)
+  int* hull_faceadr;         // (nhull)
+  int* hull_facenum;         // (nhull)
+  int* hull_facevertadr;     // (nhull) start of the hull's face-vertex indices
+  double* hull_rbound;       // (nhull)
+  double* hull_vert;         // (nhullvert x 3) in the geom frame
+  double* hull_face_plane;   // (nhullface x 4) outward normal, offset
+  int* hull_face_vertadr;    // (nhullface) relative to the hull's face-vertex start
+  int* hull_face_vertnum;    // (nhullface)
+  int* hull_face_vert;       // (nhullfacevert) relative to the hull's first vertex
+
+  // equality constraints
+  int* eq_type;              // (neq) tf_equality_type
+  int* eq_body1;             // (neq)
+  int* eq_body2;             // (neq)
+  int* eq_nameadr;           // (neq)
+  double* eq_anchor1;        // (neq x 3) point in body1's frame
+  double* eq_anchor2;        // (neq x 3) the same point in body2's frame at qpos0
+  double* eq_relquat;        // (neq x 4) body1-to-body2 rotation at qpos0 (weld)
+
+  // collision filtering
+  int* exclude_body;         // (nexclude x 2)
+  int* include_geom;         // (ninclude x 2)
 
   // actuators
   int* actuator_type;           // (nu) tf_actuator_type
@@ -275,6 +331,22 @@ const char* tf_body_name(const tf_model* m, int body);
 const char* tf_joint_name(const tf_model* m, int joint);
 
 // ---------------------------------------------------------------- data
+
+// one contact between two geoms, written by the collision stage
+typedef struct tf_contact {
+  double pos[3];        // midpoint between the surfaces (world)
+  double frame[9];      // rows: normal (geom[0] -> geom[1]), tangent 1, tangent 2
+  double dist;          // signed gap along the normal now (m); negative = overlap
+  double mu[2];         // sliding and torsional friction of the pair
+  int condim;           // 1, 3 or 4
+  int geom[2];
+  int efc_adr;          // first constraint row, -1 if none
+  int speculative;      // 1 when the row came from a time-of-impact query
+  double local[2][3];   // the contact point on each body, in that body's frame
+  double lambda[4];     // impulse of the last solve (warm start; normal first)
+  double solref[2];     // newton only
+  double solimp[3];
+} tf_contact;
 
 typedef struct tf_data {
   // state
@@ -308,6 +380,35 @@ typedef struct tf_data {
   double* qfrc_actuator;   // (nv)
   double* actuator_force;  // (nu)
   double* qacc;            // (nv) acceleration used by the last step
+
+  // written by collision
+  double* geom_xpos;       // (ngeom x 3)
+  double* geom_xmat;       // (ngeom x 9)
+  int ncon;                // contacts of the last step
+  tf_contact* contact;     // (nconmax)
+  int ncon_wanted;         // contacts found, including those the buffer could not hold
+  int ncon_prev;           // the previous step's contacts, for warm starts
+  tf_contact* contact_prev;  // (nconmax)
+
+  // written by the constraint stage and the solver
+  int nefc;                // constraint rows of the last step
+  int nblock;
+  double* efc_J;           // (nefcmax x nv)
+  double* efc_e;           // (nefcmax) row error for the hard solvers
+  double* efc_pos;         // (nefcmax) row position error
+  double* efc_mu;          // (nefcmax) friction coefficient of tangential contact rows
+  double* efc_bound;       // (nefcmax) joint friction: largest impulse
+  double* efc_lambda;      // (nefcmax) impulses of the last solve
+  int* efc_block_type;     // (nefcmax) per block: tf_efc_type
+  int* efc_block_adr;      // (nefcmax)
+  int* efc_block_dim;      // (nefcmax)
+  int* efc_block_id;       // (nefcmax) contact / joint / equality index of each block
+  double* efc_solref;      // (nefcmax x 2)
+  double* efc_solimp;      // (nefcmax x 3)
+  double* qfrc_constraint; // (nv) J^T lambda / h of the last step
+  int solver_iterations;   // of the last solve
+  double solver_primal;    // residuals of the last solve
+  double solver_dual;
 
   // diagnostics
   double timer[TF_TIMER_N];     // seconds spent per stage in the last step
