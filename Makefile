@@ -4,7 +4,7 @@
 
 CC ?= cc
 BUILD ?= build
-PKGS := openblas lapacke libcjson libpng
+PKGS := openblas lapacke libcjson libpng qhull_r
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -48,11 +48,11 @@ $(BUILD)/obj/%.o: %.c
 
 $(ENGINE_LIB): $(call obj,$(ENGINE_SRC))
 	@mkdir -p $(dir $@)
-	@ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 
 $(TASKS_LIB): $(call obj,$(TASKS_SRC))
 	@mkdir -p $(dir $@)
-	@ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 
 $(CLI_BIN): $(call obj,$(CLI_SRC)) $(TASKS_LIB) $(ENGINE_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

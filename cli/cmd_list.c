@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gates.h"
 #include "scenes.h"
 #include "tightfit.h"
 
@@ -28,7 +29,15 @@ int tf_cmd_list(int argc, char** argv) {
       const tf_scene* s = tf_scene_at(i);
       printf("  %-16s %s (default dt %g s, %g s)\n", s->name, s->description, s->dt, s->duration);
     }
-    printf("integrators:");
+    printf("gates:\n");
+    for (int i = 0; i < tf_gate_count(); i++) {
+      printf("  %-16s %s\n", tf_gate_at(i)->name, tf_gate_at(i)->description);
+    }
+    printf("solvers:");
+    for (int i = 0; i < TF_SOLVER_N; i++) printf(" %s", tf_solver_name(i));
+    printf("\ngeoms:");
+    for (int i = 0; i < TF_GEOM_NTYPE; i++) printf(" %s", tf_geom_type_name(i));
+    printf("\nintegrators:");
     for (int i = 0; i < TF_INTEGRATOR_N; i++) printf(" %s", tf_integrator_name(i));
     printf("\njoints:");
     for (int i = 0; i < TF_JOINT_NTYPE; i++) printf(" %s", joint_names[i]);
@@ -47,6 +56,21 @@ int tf_cmd_list(int argc, char** argv) {
     cJSON_AddNumberToObject(o, "dt", s->dt);
     cJSON_AddNumberToObject(o, "duration", s->duration);
     cJSON_AddItemToArray(scenes, o);
+  }
+  cJSON* gates = cJSON_AddArrayToObject(root, "gates");
+  for (int i = 0; i < tf_gate_count(); i++) {
+    cJSON* o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", tf_gate_at(i)->name);
+    cJSON_AddStringToObject(o, "description", tf_gate_at(i)->description);
+    cJSON_AddItemToArray(gates, o);
+  }
+  cJSON* solvers = cJSON_AddArrayToObject(root, "solvers");
+  for (int i = 0; i < TF_SOLVER_N; i++) {
+    cJSON_AddItemToArray(solvers, cJSON_CreateString(tf_solver_name(i)));
+  }
+  cJSON* geoms = cJSON_AddArrayToObject(root, "geoms");
+  for (int i = 0; i < TF_GEOM_NTYPE; i++) {
+    cJSON_AddItemToArray(geoms, cJSON_CreateString(tf_geom_type_name(i)));
   }
   cJSON* integrators = cJSON_AddArrayToObject(root, "integrators");
   for (int i = 0; i < TF_INTEGRATOR_N; i++) {

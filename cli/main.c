@@ -14,7 +14,9 @@ void tf_cli_usage(FILE* f) {
           "commands:\n"
           "  run --scene NAME [--dt H] [--duration T] [--integrator euler|rk4] [--json]\n"
           "                      simulate a reference scene and print its metrics\n"
-          "  list [--json]       scenes, integrators, joints and actuators that exist\n"
+          "  validate [--gate NAME] [--solver pgs|newton|al|admm] [--json]\n"
+          "                      run the contact physics gates and compare with their limits\n"
+          "  list [--json]       scenes, gates, solvers, integrators, joints, actuators\n"
           "  --version           print the version\n"
           "  --help              print this help\n");
 }
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
   tf_engine_init();
   if (strcmp(cmd, "run") == 0) return tf_cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "list") == 0) return tf_cmd_list(argc - 2, argv + 2);
+  if (strcmp(cmd, "validate") == 0) return tf_cmd_validate(argc - 2, argv + 2);
   fprintf(stderr, "tightfit: unknown command '%s'\n", cmd);
   tf_cli_usage(stderr);
   return TF_EXIT_USAGE;

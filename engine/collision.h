@@ -13,7 +13,7 @@
 // a convex hull's geometry, read-only views into the model's hull arrays
 typedef struct tf_hull_view {
   int nvert;
-  const double* vert;        // (nvert x 3) in the geom frame
+  const double* vert;  // (nvert x 3) in the geom frame
   int nface;
   const double* face_plane;  // (nface x 4) outward unit normal n and offset d: n . x <= d inside
   const int* face_vertadr;   // (nface) first index into face_vert
@@ -23,11 +23,11 @@ typedef struct tf_hull_view {
 } tf_hull_view;
 
 typedef struct tf_shape {
-  int type;            // tf_geom_type
-  double size[3];      // sphere r; capsule r, half-length; box half-sizes; cylinder r, half-length
-  double pos[3];       // world position of the geom frame
-  double mat[9];       // world orientation, row-major; columns are the geom axes
-  tf_hull_view hull;   // for TF_GEOM_HULL
+  int type;           // tf_geom_type
+  double size[3];     // sphere r; capsule r, half-length; box half-sizes; cylinder r, half-length
+  double pos[3];      // world position of the geom frame
+  double mat[9];      // world orientation, row-major; columns are the geom axes
+  tf_hull_view hull;  // for TF_GEOM_HULL
 } tf_shape;
 
 typedef struct tf_contact_point {
@@ -42,6 +42,10 @@ typedef struct tf_contact_point {
 // all points of a and b whose gap is below margin (at most TF_MAX_PAIR_CONTACTS); returns the
 // count. The pair table dispatches by type and swaps arguments (and normals) as needed.
 int tf_collide(const tf_shape* a, const tf_shape* b, double margin, tf_contact_point* out);
+
+// whether tf_collide has a function for this pair of tf_geom_type values, in either order
+// (plane x plane has none)
+int tf_collide_supported(int type1, int type2);
 
 // farthest point of a convex shape in direction dir (world); planes are not convex shapes here
 void tf_support(double out[3], const tf_shape* s, const double dir[3]);

@@ -54,6 +54,7 @@ static void lay_out_data(const tf_model* m, tf_data* d, layout* l) {
   TF_DOUBLES(cdof_dot, 6 * nv);
   TF_DOUBLES(crb, 10 * nb);
   TF_DOUBLES(qM, nv * nv);
+  TF_DOUBLES(qA, nv * nv);
   TF_DOUBLES(qLD, nv * nv);
   TF_DOUBLES(qfrc_bias, nv);
   TF_DOUBLES(qfrc_passive, nv);

@@ -50,7 +50,9 @@ int tf_factor_solve(const tf_model* m, tf_data* d, const double* a, double* x) {
   return info;
 }
 
-int tf_forward(const tf_model* m, tf_data* d) {
+int tf_forward(const tf_model* m, tf_data* d) { return tf_forward_h(m, d, m->opt.timestep); }
+
+int tf_forward_h(const tf_model* m, tf_data* d, double h) {
   int nv = m->nv;
   tf_kinematics(m, d);
   tf_velocity(m, d);
@@ -62,7 +64,7 @@ int tf_forward(const tf_model* m, tf_data* d) {
 
   size_t mark = tf_arena_mark(d);
   double* force = tf_arena_doubles(d, (size_t)nv);
-  double* a = tf_arena_doubles(d, (size_t)(nv * nv));
+  double* a = d->qA;
   for (int i = 0; i < nv; i++) {
     force[i] = d->qfrc_passive[i] + d->qfrc_actuator[i] + d->qfrc_applied[i] - d->qfrc_bias[i];
   }
@@ -70,7 +72,6 @@ int tf_forward(const tf_model* m, tf_data* d) {
   memcpy(a, d->qM, sizeof(double) * (size_t)(nv * nv));
 
   if (m->opt.integrator == TF_INTEGRATOR_EULER && m->opt.implicit_servo) {
-    double h = m->opt.timestep;
     double* damping = tf_arena_doubles(d, (size_t)nv);
     double* stiffness = tf_arena_doubles(d, (size_t)nv);
     tf_implicit_gains(m, d, damping, stiffness);

@@ -7,14 +7,14 @@
 
 typedef struct tf_hull_data {
   int nvert;
-  double* vert;         // (nvert x 3) hull vertices only (interior points dropped)
+  double* vert;  // (nvert x 3) hull vertices only (interior points dropped)
   int nface;
-  double* face_plane;   // (nface x 4) outward unit normal n, offset d: n . x <= d inside
-  int* face_vertadr;    // (nface)
-  int* face_vertnum;    // (nface)
+  double* face_plane;  // (nface x 4) outward unit normal n, offset d: n . x <= d inside
+  int* face_vertadr;   // (nface)
+  int* face_vertnum;   // (nface)
   int nfacevert;
-  int* face_vert;       // (nfacevert) counter-clockwise seen from outside
-  double rbound;        // largest vertex norm
+  int* face_vert;  // (nfacevert) counter-clockwise seen from outside
+  double rbound;   // largest vertex norm
 } tf_hull_data;
 
 // builds the hull of n points (x y z); on degenerate input (fewer than 4 points, all

@@ -88,29 +88,7 @@ static int all_finite(const double* x, int n) {
   return 1;
 }
 
-static int step_euler(const tf_model* m, tf_data* d) {
-  int nq = m->nq, nv = m->nv;
-  double h = m->opt.timestep;
-  if (tf_forward(m, d)) return -1;
-  double t0 = tf_clock();
-  size_t mark = tf_arena_mark(d);
-  double* v = tf_arena_doubles(d, (size_t)nv);
-  double* q = tf_arena_doubles(d, (size_t)nq);
-  for (int i = 0; i < nv; i++) v[i] = d->qvel[i] + h * d->qacc[i];
-  tf_integrate_pos(m, q, d->qpos, v, h);
-  int status = -2;
-  if (all_finite(v, nv) && all_finite(q, nq)) {
-    memcpy(d->qvel, v, sizeof(double) * (size_t)nv);
-    memcpy(d->qpos, q, sizeof(double) * (size_t)nq);
-    d->time += h;
-    status = 0;
-  }
-  tf_arena_release(d, mark);
-  d->timer[TF_TIMER_INTEGRATE] += tf_clock() - t0;
-  return status;
-}
-
-static int step_rk4(const tf_model* m, tf_data* d) {
+int tf_step_rk4(const tf_model* m, tf_data* d) {
   static const double stage_c[4] = {0, 0.5, 0.5, 1};
   static const double weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
   int nq = m->nq, nv = m->nv;
@@ -163,19 +141,4 @@ static int step_rk4(const tf_model* m, tf_data* d) {
   tf_arena_release(d, mark);
   d->timer[TF_TIMER_INTEGRATE] += tf_clock() - t0;
   return status;
-}
-
-int tf_step(const tf_model* m, tf_data* d) {
-  double t0 = tf_clock();
-  memset(d->timer, 0, sizeof(d->timer));
-  d->arena_top = 0;
-  // -1: the mass matrix did not factor (already counted); -2: the state went non-finite
-  int status = -2;
-  if (all_finite(d->qpos, m->nq) && all_finite(d->qvel, m->nv) && all_finite(d->ctrl, m->nu)) {
-    status = m->opt.integrator == TF_INTEGRATOR_RK4 ? step_rk4(m, d) : step_euler(m, d);
-  }
-  if (status == -2) tf_warn(d, TF_WARN_BADQACC);
-  if (status == 0) d->nstep++;
-  d->timer[TF_TIMER_STEP] = tf_clock() - t0;
-  return status == 0 ? 0 : -1;
 }

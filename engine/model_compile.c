@@ -118,8 +118,7 @@ static int check_option(const tf_option* opt, char* err, size_t errlen) {
   if (so->iterations < 1 || so->inner_iterations < 1 || so->substeps < 1) {
     return fail(err, errlen, "option: solver iterations and substeps must be >= 1");
   }
-  if (!isfinite(so->tolerance) || so->tolerance < 0 || !isfinite(so->penalty) ||
-      so->penalty < 0) {
+  if (!isfinite(so->tolerance) || so->tolerance < 0 || !isfinite(so->penalty) || so->penalty < 0) {
     return fail(err, errlen, "option: solver tolerance and penalty must be finite and >= 0");
   }
   if (!isfinite(opt->min_margin) || opt->min_margin < 0) {
@@ -273,8 +272,7 @@ static int check_geom(const tf_builder* b, int i, char* err, size_t errlen) {
     return fail(err, errlen, "geom '%s': margin must be >= 0 (got %g)", name, def->margin);
   }
   if (!all_finite(def->solref, 2) || def->solref[0] <= 0 || def->solref[1] <= 0) {
-    return fail(err, errlen, "geom '%s': solref needs a time constant and damping ratio > 0",
-                name);
+    return fail(err, errlen, "geom '%s': solref needs a time constant and damping ratio > 0", name);
   }
   if (!all_finite(def->solimp, 3) || def->solimp[0] <= 0 || def->solimp[0] >= 1 ||
       def->solimp[1] <= 0 || def->solimp[1] >= 1 || def->solimp[2] <= 0) {
@@ -296,7 +294,8 @@ static int check_equality(const tf_builder* b, int i, char* err, size_t errlen) 
   if (def->body1 == def->body2) {
     return fail(err, errlen, "equality '%s': body1 and body2 are the same body", name);
   }
-  if (!all_finite(def->anchor, 3)) return fail(err, errlen, "equality '%s': anchor is not finite", name);
+  if (!all_finite(def->anchor, 3))
+    return fail(err, errlen, "equality '%s': anchor is not finite", name);
   return 0;
 }
 
@@ -310,8 +309,8 @@ static int check_pairs(const tf_builder* b, char* err, size_t errlen) {
   for (int i = 0; i < b->ninclude; i++) {
     int g1 = b->include[2 * i], g2 = b->include[2 * i + 1];
     if (g1 < 0 || g1 >= b->ngeom || g2 < 0 || g2 >= b->ngeom || g1 == g2) {
-      return fail(err, errlen, "include pair %d: geoms %d and %d must be two existing geoms", i,
-                  g1, g2);
+      return fail(err, errlen, "include pair %d: geoms %d and %d must be two existing geoms", i, g1,
+                  g2);
     }
   }
   return 0;
@@ -589,8 +588,8 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
     m->eq_nameadr[e] = append_name(m, &at, def->name ? def->name : "");
     tf_vec3_copy(m->eq_anchor1 + 3 * e, def->anchor);
   }
-  memcpy(m->exclude_body, b->exclude, sizeof(int) * 2 * (size_t)b->nexclude);
-  memcpy(m->include_geom, b->include, sizeof(int) * 2 * (size_t)b->ninclude);
+  if (b->nexclude) memcpy(m->exclude_body, b->exclude, sizeof(int) * 2 * (size_t)b->nexclude);
+  if (b->ninclude) memcpy(m->include_geom, b->include, sizeof(int) * 2 * (size_t)b->ninclude);
 }
 
 // equality constraints hold the relative placement they have at qpos0
@@ -703,6 +702,22 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
     names_size += (b->equalities[e].name ? strlen(b->equalities[e].name) : 0) + 1;
   }
   if (check_pairs(b, err, errlen)) goto done;
+  if (b->opt.integrator == TF_INTEGRATOR_RK4) {
+    int constrained = b->neq > 0;
+    for (int j = 0; j < b->njnt; j++) {
+      constrained |= b->joints[j].limited || b->joints[j].frictionloss > 0;
+    }
+    int collidable = 0;
+    for (int g = 0; g < b->ngeom; g++) {
+      collidable += (b->geoms[g].contype | b->geoms[g].conaffinity) != 0;
+    }
+    if (constrained || collidable > 1) {
+      fail(err, errlen,
+           "option: rk4 is for contact-free models (no collidable geoms, limits, joint "
+           "friction or equalities); use euler");
+      goto done;
+    }
+  }
   hulls = calloc((size_t)(b->nhull + 1), sizeof(tf_hull_data));
   if (!hulls) {
     fail(err, errlen, "out of memory");

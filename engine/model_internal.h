@@ -31,4 +31,11 @@ void tf_implicit_gains(const tf_model* m, const tf_data* d, double* damping, dou
 // Cholesky of the symmetric (nv x nv) matrix a into d->qLD, then x <- a^-1 x; 0 on success
 int tf_factor_solve(const tf_model* m, tf_data* d, const double* a, double* x);
 
+// tf_forward with an explicit timestep for the implicit terms (substeps use h / n); leaves
+// A = M + h D + h^2 K in d->qA and its factor in d->qLD
+int tf_forward_h(const tf_model* m, tf_data* d, double h);
+
+// one rk4 step (integrate.c); 0, -1 singular M, -2 non-finite state (restored)
+int tf_step_rk4(const tf_model* m, tf_data* d);
+
 #endif  // TF_MODEL_INTERNAL_H

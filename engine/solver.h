@@ -30,7 +30,7 @@ typedef enum tf_efc_type {
 
 typedef struct tf_constraint_problem {
   int nv;
-  int nefc;                // rows
+  int nefc;  // rows
   int nblock;
   double h;                // timestep (s)
   const double* A;         // (nv x nv) symmetric, row-major
@@ -69,16 +69,14 @@ typedef int (*tf_solve_fn)(const tf_model* m, tf_data* d, const tf_constraint_pr
 int tf_solve_pgs(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
                  const tf_solver_settings* s, double* v, double* lambda, tf_solver_stats* stats);
 int tf_solve_newton(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
-                    const tf_solver_settings* s, double* v, double* lambda,
-                    tf_solver_stats* stats);
+                    const tf_solver_settings* s, double* v, double* lambda, tf_solver_stats* stats);
 int tf_solve_al(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
                 const tf_solver_settings* s, double* v, double* lambda, tf_solver_stats* stats);
 int tf_solve_admm(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
-                  const tf_solver_settings* s, double* v, double* lambda,
-                  tf_solver_stats* stats);
+                  const tf_solver_settings* s, double* v, double* lambda, tf_solver_stats* stats);
 
 // shared by the solvers: residuals of a candidate (v, lambda) as defined above
-void tf_constraint_residuals(const tf_constraint_problem* p, const double* v,
-                             const double* lambda, tf_solver_stats* stats);
+void tf_constraint_residuals(const tf_constraint_problem* p, const double* v, const double* lambda,
+                             tf_solver_stats* stats);
 
 #endif  // TF_SOLVER_H

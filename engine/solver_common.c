@@ -32,9 +32,8 @@ void tf_mul_JT(const tf_constraint_problem* p, double* out, const double* lambda
 
 void tf_project_cone(double* lambda, const double* mu, int dim) {
   // elliptic cone sum (l_k / mu_k)^2 <= l_n^2: scale to the unit circular cone, project
-  // there (Euclidean projection onto the second-order cone), scale back. With equal mu this
-  // is the exact Euclidean projection; with unequal mu it is the projection in the metric
-  // that makes the cone circular.
+  // there (Euclidean projection onto the second-order cone), scale back. This is the
+  // projection in the metric that makes the cone circular (Euclidean only for mu = 1).
   if (dim == 1) {
     if (lambda[0] < 0) lambda[0] = 0;
     return;
@@ -60,8 +59,8 @@ void tf_project_cone(double* lambda, const double* mu, int dim) {
   for (int k = 1; k < dim; k++) lambda[k] = mu[k] > 0 ? mu[k] * t[k - 1] * a / norm : 0;
 }
 
-void tf_constraint_residuals(const tf_constraint_problem* p, const double* v,
-                             const double* lambda, tf_solver_stats* stats) {
+void tf_constraint_residuals(const tf_constraint_problem* p, const double* v, const double* lambda,
+                             tf_solver_stats* stats) {
   // dual: ||A v - b - J^T lambda||
   double dual = 0;
   for (int i = 0; i < p->nv; i++) {
@@ -97,12 +96,15 @@ void tf_constraint_residuals(const tf_constraint_problem* p, const double* v,
         comp += fabs(lambda[adr] * u[0]);
         break;
       case TF_EFC_CONTACT: {
-        // De Saxce-corrected normal velocity must be >= 0, and zero when pressing
+        // y = u + [mu |u_t|, 0...] in the dual cone reduces to u_n >= 0 (the De Saxce term
+        // is exactly the dual cone's bound on the tangential part); lambda . y = 0 holds only
+        // with zero normal velocity under load and the friction opposing the slip
         double slip2 = 0;
         for (int k = 1; k < dim; k++) slip2 += p->mu[adr + k] * p->mu[adr + k] * u[k] * u[k];
-        double un = u[0] + sqrt(slip2);
-        if (un < 0) primal += un * un;
-        comp += fabs(lambda[adr] * un);
+        if (u[0] < 0) primal += u[0] * u[0];
+        double ly = lambda[adr] * (u[0] + sqrt(slip2));
+        for (int k = 1; k < dim; k++) ly += lambda[adr + k] * u[k];
+        comp += fabs(ly);
         // sticking contacts (strictly inside the cone) need zero tangential velocity
         double t2 = 0;
         for (int k = 1; k < dim; k++) {
@@ -110,7 +112,10 @@ void tf_constraint_residuals(const tf_constraint_problem* p, const double* v,
           if (mk > 0) t2 += (lambda[adr + k] / mk) * (lambda[adr + k] / mk);
         }
         if (sqrt(t2) < lambda[adr] * (1 - 1e-6)) {
-          for (int k = 1; k < dim; k++) primal += u[k] * u[k];
+          // frictionless directions (mu = 0) may slip freely
+          for (int k = 1; k < dim; k++) {
+            if (p->mu[adr + k] > 0) primal += u[k] * u[k];
+          }
         }
         break;
       }

@@ -110,16 +110,16 @@ typedef struct tf_joint_def {
   const char* name;  // unique, non-empty
   int body;          // the body this joint moves relative to its parent
   tf_joint_type type;
-  double pos[3];     // anchor in the body frame (hinge, ball); ignored for free
-  double axis[3];    // hinge / slide axis in the body frame; normalised, must be non-zero
-  double armature;   // rotor inertia added to each dof's diagonal of M (kg m^2 or kg)
-  double damping;    // viscous, N m s / rad or N s / m (implicit under euler)
-  double stiffness;  // spring toward springref, N m / rad or N / m (not for free joints)
-  double springref;  // hinge / slide spring rest position (rad or m)
-  double qpos0[7];   // initial joint position; hinge / slide use [0], ball [0..3] (quat);
-                     // (all zero = identity); free joints take the body's pos / quat
-  int limited;       // hinge / slide: 1 to keep q within range
-  double range[2];   // rad or m, range[0] < range[1]
+  double pos[3];        // anchor in the body frame (hinge, ball); ignored for free
+  double axis[3];       // hinge / slide axis in the body frame; normalised, must be non-zero
+  double armature;      // rotor inertia added to each dof's diagonal of M (kg m^2 or kg)
+  double damping;       // viscous, N m s / rad or N s / m (implicit under euler)
+  double stiffness;     // spring toward springref, N m / rad or N / m (not for free joints)
+  double springref;     // hinge / slide spring rest position (rad or m)
+  double qpos0[7];      // initial joint position; hinge / slide use [0], ball [0..3] (quat);
+                        // (all zero = identity); free joints take the body's pos / quat
+  int limited;          // hinge / slide: 1 to keep q within range
+  double range[2];      // rad or m, range[0] < range[1]
   double frictionloss;  // dry friction, N m or N (the largest friction force)
 } tf_joint_def;
 
@@ -134,44 +134,44 @@ typedef struct tf_actuator_def {
 } tf_actuator_def;
 
 typedef struct tf_geom_def {
-  const char* name;       // unique, non-empty
-  int body;               // 0 = world (static)
+  const char* name;  // unique, non-empty
+  int body;          // 0 = world (static)
   tf_geom_type type;
-  double size[3];         // see tf_geom_type
-  double pos[3];          // in the body frame
+  double size[3];  // see tf_geom_type
+  double pos[3];   // in the body frame
   double quat[4];
-  int hull;               // hull id for TF_GEOM_HULL
-  double friction[2];     // sliding mu, torsional mu (m, condim 4); a pair takes the larger
-  int condim;             // 1 frictionless, 3 sliding friction, 4 plus torsional
-  unsigned contype;       // a pair collides if (contype1 & conaffinity2) | (contype2 & conaffinity1)
+  int hull;            // hull id for TF_GEOM_HULL
+  double friction[2];  // sliding mu, torsional mu (m, condim 4); a pair takes the larger
+  int condim;          // 1 frictionless, 3 sliding friction, 4 plus torsional
+  unsigned contype;    // a pair collides if (contype1 & conaffinity2) | (contype2 & conaffinity1)
   unsigned conaffinity;
-  double margin;          // extra detection distance (m) on top of the speculative margin
-  double solref[2];       // newton only: time constant (s), damping ratio
-  double solimp[3];       // newton only: d0, dwidth, width (m)
+  double margin;     // extra detection distance (m) on top of the speculative margin
+  double solref[2];  // newton only: time constant (s), damping ratio
+  double solimp[3];  // newton only: d0, dwidth, width (m)
 } tf_geom_def;
 
 typedef struct tf_equality_def {
   const char* name;
   tf_equality_type type;
-  int body1, body2;       // body2 may be 0 (the world)
-  double anchor[3];       // connect: the point in body1's frame
+  int body1, body2;  // body2 may be 0 (the world)
+  double anchor[3];  // connect: the point in body1's frame
 } tf_equality_def;
 
 typedef struct tf_solver_settings {
-  int iterations;         // iteration cap (outer iterations for al); default 100
-  double tolerance;       // stop when the residuals fall under it; default 1e-10
-  int substeps;           // pgs: constraint substeps per step; default 1
-  double penalty;         // al / admm: penalty weight beta; 0 = from the problem's scale
-  int inner_iterations;   // al: Newton iterations per augmented-Lagrangian step; default 30
+  int iterations;        // iteration cap (outer iterations for al); default 100
+  double tolerance;      // stop when the residuals fall under it; default 1e-10
+  int substeps;          // pgs: constraint substeps per step; default 1
+  double penalty;        // al / admm: penalty weight beta; 0 = from the problem's scale
+  int inner_iterations;  // al: Newton iterations per augmented-Lagrangian step; default 30
 } tf_solver_settings;
 
 typedef struct tf_option {
   double timestep;    // s, > 0
   double gravity[3];  // m / s^2
   tf_integrator integrator;
-  int implicit_servo;  // 1: damping, stiffness and servo gains enter the velocity solve
-                       // (euler only; default). 0: explicit, kept to show why it matters.
-  tf_solver_type solver;           // default al
+  int implicit_servo;     // 1: damping, stiffness and servo gains enter the velocity solve
+                          // (euler only; default). 0: explicit, kept to show why it matters.
+  tf_solver_type solver;  // default al
   tf_solver_settings solver_opt;
   double min_margin;  // m: candidates this close are always rows (resting contact); 1e-4
   int nconmax;        // contact buffer per data (default 128); overflow is counted
@@ -250,57 +250,57 @@ typedef struct tf_model {
   double* jnt_springref;  // (njnt)
 
   // dofs
-  int* dof_bodyid;       // (nv)
-  int* dof_jntid;        // (nv)
-  int* dof_parentid;     // (nv) previous dof on the path to the world, -1 at a root
-  double* dof_armature;  // (nv)
-  double* dof_damping;   // (nv)
+  int* dof_bodyid;           // (nv)
+  int* dof_jntid;            // (nv)
+  int* dof_parentid;         // (nv) previous dof on the path to the world, -1 at a root
+  double* dof_armature;      // (nv)
+  double* dof_damping;       // (nv)
   double* dof_frictionloss;  // (nv)
   int* jnt_limited;          // (njnt)
   double* jnt_range;         // (njnt x 2)
 
   // geoms
-  int* geom_type;            // (ngeom) tf_geom_type
-  int* geom_bodyid;          // (ngeom)
-  int* geom_hullid;          // (ngeom) -1 unless a hull
-  int* geom_condim;          // (ngeom)
-  unsigned* geom_contype;    // (ngeom)
+  int* geom_type;              // (ngeom) tf_geom_type
+  int* geom_bodyid;            // (ngeom)
+  int* geom_hullid;            // (ngeom) -1 unless a hull
+  int* geom_condim;            // (ngeom)
+  unsigned* geom_contype;      // (ngeom)
   unsigned* geom_conaffinity;  // (ngeom)
-  int* geom_nameadr;         // (ngeom)
-  double* geom_size;         // (ngeom x 3)
-  double* geom_pos;          // (ngeom x 3) in the body frame
-  double* geom_quat;         // (ngeom x 4)
-  double* geom_friction;     // (ngeom x 2) sliding, torsional
-  double* geom_margin;       // (ngeom)
-  double* geom_solref;       // (ngeom x 2)
-  double* geom_solimp;       // (ngeom x 3)
-  double* geom_rbound;       // (ngeom) bounding-sphere radius about the geom origin (0: plane)
+  int* geom_nameadr;           // (ngeom)
+  double* geom_size;           // (ngeom x 3)
+  double* geom_pos;            // (ngeom x 3) in the body frame
+  double* geom_quat;           // (ngeom x 4)
+  double* geom_friction;       // (ngeom x 2) sliding, torsional
+  double* geom_margin;         // (ngeom)
+  double* geom_solref;         // (ngeom x 2)
+  double* geom_solimp;         // (ngeom x 3)
+  double* geom_rbound;         // (ngeom) bounding-sphere radius about the geom origin (0: plane)
 
   // hulls (vertices and faces of all hulls, each hull's a contiguous range)
-  int* hull_vertadr;         // (nhull)
-  int* hull_vertnum;         // (nhull)
-  int* hull_faceadr;         // (nhull)
-  int* hull_facenum;         // (nhull)
-  int* hull_facevertadr;     // (nhull) start of the hull's face-vertex indices
-  double* hull_rbound;       // (nhull)
-  double* hull_vert;         // (nhullvert x 3) in the geom frame
-  double* hull_face_plane;   // (nhullface x 4) outward normal, offset
-  int* hull_face_vertadr;    // (nhullface) relative to the hull's face-vertex start
-  int* hull_face_vertnum;    // (nhullface)
-  int* hull_face_vert;       // (nhullfacevert) relative to the hull's first vertex
+  int* hull_vertadr;        // (nhull)
+  int* hull_vertnum;        // (nhull)
+  int* hull_faceadr;        // (nhull)
+  int* hull_facenum;        // (nhull)
+  int* hull_facevertadr;    // (nhull) start of the hull's face-vertex indices
+  double* hull_rbound;      // (nhull)
+  double* hull_vert;        // (nhullvert x 3) in the geom frame
+  double* hull_face_plane;  // (nhullface x 4) outward normal, offset
+  int* hull_face_vertadr;   // (nhullface) relative to the hull's face-vertex start
+  int* hull_face_vertnum;   // (nhullface)
+  int* hull_face_vert;      // (nhullfacevert) relative to the hull's first vertex
 
   // equality constraints
-  int* eq_type;              // (neq) tf_equality_type
-  int* eq_body1;             // (neq)
-  int* eq_body2;             // (neq)
-  int* eq_nameadr;           // (neq)
-  double* eq_anchor1;        // (neq x 3) point in body1's frame
-  double* eq_anchor2;        // (neq x 3) the same point in body2's frame at qpos0
-  double* eq_relquat;        // (neq x 4) body1-to-body2 rotation at qpos0 (weld)
+  int* eq_type;        // (neq) tf_equality_type
+  int* eq_body1;       // (neq)
+  int* eq_body2;       // (neq)
+  int* eq_nameadr;     // (neq)
+  double* eq_anchor1;  // (neq x 3) point in body1's frame
+  double* eq_anchor2;  // (neq x 3) the same point in body2's frame at qpos0
+  double* eq_relquat;  // (neq x 4) body1-to-body2 rotation at qpos0 (weld)
 
   // collision filtering
-  int* exclude_body;         // (nexclude x 2)
-  int* include_geom;         // (ninclude x 2)
+  int* exclude_body;  // (nexclude x 2)
+  int* include_geom;  // (ninclude x 2)
 
   // actuators
   int* actuator_type;           // (nu) tf_actuator_type
@@ -334,17 +334,17 @@ const char* tf_joint_name(const tf_model* m, int joint);
 
 // one contact between two geoms, written by the collision stage
 typedef struct tf_contact {
-  double pos[3];        // midpoint between the surfaces (world)
-  double frame[9];      // rows: normal (geom[0] -> geom[1]), tangent 1, tangent 2
-  double dist;          // signed gap along the normal now (m); negative = overlap
-  double mu[2];         // sliding and torsional friction of the pair
-  int condim;           // 1, 3 or 4
+  double pos[3];    // midpoint between the surfaces (world)
+  double frame[9];  // rows: normal (geom[0] -> geom[1]), tangent 1, tangent 2
+  double dist;      // signed gap along the normal now (m); negative = overlap
+  double mu[2];     // sliding and torsional friction of the pair
+  int condim;       // 1, 3 or 4
   int geom[2];
-  int efc_adr;          // first constraint row, -1 if none
-  int speculative;      // 1 when the row came from a time-of-impact query
-  double local[2][3];   // the contact point on each body, in that body's frame
-  double lambda[4];     // impulse of the last solve (warm start; normal first)
-  double solref[2];     // newton only
+  int efc_adr;         // first constraint row, -1 if none
+  int speculative;     // 1 when the row came from a time-of-impact query
+  double local[2][3];  // the contact point on each body, in that body's frame
+  double lambda[4];    // impulse of the last solve (warm start; normal first)
+  double solref[2];    // newton only
   double solimp[3];
 } tf_contact;
 
@@ -374,7 +374,8 @@ typedef struct tf_data {
   // written by dynamics
   double* crb;             // (nbody x 10) composite inertia of each subtree
   double* qM;              // (nv x nv) joint-space inertia, armature included
-  double* qLD;             // (nv x nv) Cholesky factor (lower) of the matrix of the last solve
+  double* qA;              // (nv x nv) M + h D + h^2 K: the matrix of the last velocity solve
+  double* qLD;             // (nv x nv) its Cholesky factor (LAPACK column-major lower)
   double* qfrc_bias;       // (nv) c(q, v): Coriolis, centrifugal and gravity
   double* qfrc_passive;    // (nv) springs and dampers (explicit values)
   double* qfrc_actuator;   // (nv)
@@ -382,32 +383,32 @@ typedef struct tf_data {
   double* qacc;            // (nv) acceleration used by the last step
 
   // written by collision
-  double* geom_xpos;       // (ngeom x 3)
-  double* geom_xmat;       // (ngeom x 9)
-  int ncon;                // contacts of the last step
-  tf_contact* contact;     // (nconmax)
-  int ncon_wanted;         // contacts found, including those the buffer could not hold
-  int ncon_prev;           // the previous step's contacts, for warm starts
+  double* geom_xpos;         // (ngeom x 3)
+  double* geom_xmat;         // (ngeom x 9)
+  int ncon;                  // contacts of the last step
+  tf_contact* contact;       // (nconmax)
+  int ncon_wanted;           // contacts found, including those the buffer could not hold
+  int ncon_prev;             // the previous step's contacts, for warm starts
   tf_contact* contact_prev;  // (nconmax)
 
   // written by the constraint stage and the solver
-  int nefc;                // constraint rows of the last step
+  int nefc;  // constraint rows of the last step
   int nblock;
-  double* efc_J;           // (nefcmax x nv)
-  double* efc_e;           // (nefcmax) row error for the hard solvers
-  double* efc_pos;         // (nefcmax) row position error
-  double* efc_mu;          // (nefcmax) friction coefficient of tangential contact rows
-  double* efc_bound;       // (nefcmax) joint friction: largest impulse
-  double* efc_lambda;      // (nefcmax) impulses of the last solve
-  int* efc_block_type;     // (nefcmax) per block: tf_efc_type
-  int* efc_block_adr;      // (nefcmax)
-  int* efc_block_dim;      // (nefcmax)
-  int* efc_block_id;       // (nefcmax) contact / joint / equality index of each block
-  double* efc_solref;      // (nefcmax x 2)
-  double* efc_solimp;      // (nefcmax x 3)
-  double* qfrc_constraint; // (nv) J^T lambda / h of the last step
-  int solver_iterations;   // of the last solve
-  double solver_primal;    // residuals of the last solve
+  double* efc_J;            // (nefcmax x nv)
+  double* efc_e;            // (nefcmax) row error for the hard solvers
+  double* efc_pos;          // (nefcmax) row position error
+  double* efc_mu;           // (nefcmax) friction coefficient of tangential contact rows
+  double* efc_bound;        // (nefcmax) joint friction: largest impulse
+  double* efc_lambda;       // (nefcmax) impulses of the last solve
+  int* efc_block_type;      // (nefcmax) per block: tf_efc_type
+  int* efc_block_adr;       // (nefcmax)
+  int* efc_block_dim;       // (nefcmax)
+  int* efc_block_id;        // (nefcmax) contact / joint / equality index of each block
+  double* efc_solref;       // (nefcmax x 2)
+  double* efc_solimp;       // (nefcmax x 3)
+  double* qfrc_constraint;  // (nv) J^T lambda / h of the last step
+  int solver_iterations;    // of the last solve
+  double solver_primal;     // residuals of the last solve
   double solver_dual;
 
   // diagnostics

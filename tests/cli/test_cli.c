@@ -323,6 +323,47 @@ static void test_run_unknown_integrator(void** state) {
 }
 
 // an option at the end without its value
+// an unknown gate or solver names the valid ones
+static void test_validate_unknown_gate(void** state) {
+  (void)state;
+  const char* args[] = {"validate", "--gate", "nosuch", NULL};
+  const char* needles[] = {"nosuch", "oblique_slide", "ghost_edge", NULL};
+  expect_usage_error(args, needles, 0);
+}
+
+static void test_validate_unknown_solver(void** state) {
+  (void)state;
+  const char* args[] = {"validate", "--solver", "sor", NULL};
+  const char* needles[] = {"sor", "pgs", "newton", "al", "admm", NULL};
+  expect_usage_error(args, needles, 0);
+}
+
+static void test_validate_unknown_option(void** state) {
+  (void)state;
+  const char* args[] = {"validate", "--fast", NULL};
+  const char* needles[] = {"--fast", NULL};
+  expect_usage_error(args, needles, 1);
+}
+
+// one gate under one solver: a JSON array with one object carrying the promised fields
+static void test_validate_json(void** state) {
+  (void)state;
+  const char* args[] = {"validate", "--gate", "ghost_edge", "--solver", "al", "--json", NULL};
+  cli_result r = run_cli(args);
+  cJSON* root = cJSON_Parse(r.out);
+  assert_non_null(root);
+  assert_true(cJSON_IsArray(root));
+  assert_int_equal(cJSON_GetArraySize(root), 1);
+  cJSON* o = cJSON_GetArrayItem(root, 0);
+  const char* keys[] = {"gate", "solver", "metric", "value", "limit", "pass"};
+  for (int i = 0; i < 6; i++) assert_non_null(cJSON_GetObjectItem(o, keys[i]));
+  assert_string_equal(cJSON_GetObjectItem(o, "gate")->valuestring, "ghost_edge");
+  assert_string_equal(cJSON_GetObjectItem(o, "solver")->valuestring, "al");
+  assert_true(cJSON_IsBool(cJSON_GetObjectItem(o, "pass")));
+  cJSON_Delete(root);
+  cli_result_free(&r);
+}
+
 static void test_run_dt_missing_value(void** state) {
   (void)state;
   const char* args[] = {"run", "--scene", "pendulum", "--dt", NULL};
@@ -486,6 +527,10 @@ int main(void) {
       cmocka_unit_test(test_run_dt_missing_value),
       cmocka_unit_test(test_run_without_scene),
       cmocka_unit_test(test_list_unknown_option),
+      cmocka_unit_test(test_validate_unknown_gate),
+      cmocka_unit_test(test_validate_unknown_solver),
+      cmocka_unit_test(test_validate_unknown_option),
+      cmocka_unit_test(test_validate_json),
       cmocka_unit_test(test_list_json),
       cmocka_unit_test(test_list_text),
       cmocka_unit_test(test_run_json),

@@ -1,0 +1,140 @@
+// `tightfit validate`: runs the physics gates for every solver (or the ones named) and
+// prints a table, or with --json an array with one object per (gate, solver). The limits
+// are the al solver's; the other solvers report their values against the same limits.
+// Exit status 1 when a gate fails under al, 0 otherwise.
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gates.h"
+#include "tightfit.h"
+
+static void list_names(FILE* f, int gates) {
+  int n = gates ? tf_gate_count() : TF_SOLVER_N;
+  for (int i = 0; i < n; i++) {
+    fprintf(f, "%s%s", i ? ", " : "", gates ? tf_gate_at(i)->name : tf_solver_name(i));
+  }
+}
+
+static cJSON* number_or_null(double x) {
+  return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+// the metric that decides a gate's line: the first failing one, else the first
+static int decisive_metric(const tf_gate_result* r) {
+  for (int i = 0; i < r->nmetric; i++) {
+    if (!r->metric[i].pass) return i;
+  }
+  return 0;
+}
+
+static cJSON* result_json(const tf_gate* gate, int solver, const tf_gate_result* r) {
+  cJSON* o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "gate", gate->name);
+  cJSON_AddStringToObject(o, "solver", tf_solver_name(solver));
+  if (r->nmetric > 0) {
+    const tf_gate_metric* g = &r->metric[decisive_metric(r)];
+    cJSON_AddStringToObject(o, "metric", g->name);
+    cJSON_AddItemToObject(o, "value", number_or_null(g->value));
+    cJSON_AddItemToObject(o, "limit", number_or_null(g->limit));
+  } else {
+    cJSON_AddNullToObject(o, "metric");
+    cJSON_AddNullToObject(o, "value");
+    cJSON_AddNullToObject(o, "limit");
+  }
+  cJSON_AddBoolToObject(o, "pass", tf_gate_passed(r));
+  cJSON_AddBoolToObject(o, "diverged", r->diverged);
+  if (r->error[0]) cJSON_AddStringToObject(o, "error", r->error);
+  cJSON* all = cJSON_AddArrayToObject(o, "metrics");
+  for (int i = 0; i < r->nmetric; i++) {
+    const tf_gate_metric* g = &r->metric[i];
+    cJSON* item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "metric", g->name);
+    cJSON_AddItemToObject(item, "value", number_or_null(g->value));
+    cJSON_AddItemToObject(item, "limit", number_or_null(g->limit));
+    cJSON_AddStringToObject(item, "kind", g->at_most ? "at_most" : "at_least");
+    cJSON_AddBoolToObject(item, "pass", g->pass);
+    cJSON_AddItemToArray(all, item);
+  }
+  return o;
+}
+
+static void print_row(const tf_gate* gate, int solver, const tf_gate_result* r) {
+  if (r->error[0]) {
+    printf("%-16s %-7s %-28s %s\n", gate->name, tf_solver_name(solver), "-", r->error);
+    return;
+  }
+  for (int i = 0; i < r->nmetric; i++) {
+    const tf_gate_metric* g = &r->metric[i];
+    printf("%-16s %-7s %-28s %12.4g %s %-10.4g %s%s\n", gate->name, tf_solver_name(solver), g->name,
+           g->value, g->at_most ? "<=" : ">=", g->limit, g->pass ? "pass" : "FAIL",
+           r->diverged ? " (diverged)" : "");
+  }
+}
+
+int tf_cmd_validate(int argc, char** argv) {
+  const char* gate_name = NULL;
+  const char* solver_name = NULL;
+  int json = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else if ((strcmp(argv[i], "--gate") == 0 || strcmp(argv[i], "--solver") == 0) &&
+               i + 1 < argc) {
+      if (strcmp(argv[i], "--gate") == 0) {
+        gate_name = argv[++i];
+      } else {
+        solver_name = argv[++i];
+      }
+    } else {
+      fprintf(stderr, "tightfit validate: unknown option or missing value '%s'\n", argv[i]);
+      tf_cli_usage(stderr);
+      return TF_EXIT_USAGE;
+    }
+  }
+  const tf_gate* only_gate = NULL;
+  if (gate_name && !(only_gate = tf_gate_find(gate_name))) {
+    fprintf(stderr, "tightfit validate: unknown gate '%s' (valid: ", gate_name);
+    list_names(stderr, 1);
+    fprintf(stderr, ")\n");
+    return TF_EXIT_USAGE;
+  }
+  int only_solver = -1;
+  if (solver_name && (only_solver = tf_solver_from_name(solver_name)) < 0) {
+    fprintf(stderr, "tightfit validate: unknown solver '%s' (valid: ", solver_name);
+    list_names(stderr, 0);
+    fprintf(stderr, ")\n");
+    return TF_EXIT_USAGE;
+  }
+  cJSON* array = cJSON_CreateArray();
+  int al_failed = 0;
+  if (!json)
+    printf("%-16s %-7s %-28s %12s    %-10s %s\n", "gate", "solver", "metric", "value", "limit", "");
+  for (int g = 0; g < tf_gate_count(); g++) {
+    const tf_gate* gate = tf_gate_at(g);
+    if (only_gate && gate != only_gate) continue;
+    for (int s = 0; s < TF_SOLVER_N; s++) {
+      if (only_solver >= 0 && s != only_solver) continue;
+      tf_gate_result r;
+      memset(&r, 0, sizeof(r));
+      gate->run((tf_solver_type)s, &r);
+      if (s == TF_SOLVER_AL && !tf_gate_passed(&r)) al_failed = 1;
+      if (json) {
+        cJSON_AddItemToArray(array, result_json(gate, s, &r));
+      } else {
+        print_row(gate, s, &r);
+        fflush(stdout);
+      }
+    }
+  }
+  if (json) {
+    char* text = cJSON_PrintUnformatted(array);
+    if (text) printf("%s\n", text);
+    free(text);
+  }
+  cJSON_Delete(array);
+  return al_failed ? TF_EXIT_FAIL : TF_EXIT_OK;
+}

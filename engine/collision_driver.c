@@ -1,0 +1,354 @@
+// The collision stage: broadphase, filtering, narrow phase and speculative contacts.
+//
+// 1. broadphase: sweep-and-prune along x over world AABBs inflated by each geom's margin
+//    and by how far it can move this step (speculative reach); planes are tested apart.
+// 2. filtering: same body, two static bodies, parent-child (unless the parent is the
+//    world), excluded body pairs, contype / conaffinity bits; included pairs bypass it.
+// 3. narrow phase (tf_collide) with the pair's margin = max(min_margin, speculative reach).
+// 4. speculative contacts without ghosts: a point farther than min_margin becomes a row only
+//    if the shapes' paths over the step really meet (tf_time_of_impact on the predicted
+//    motion). Then the contact is taken where the paths first meet: its normal, and the
+//    gap measured along that normal between the two body-fixed points, at the current pose.
+//    A fast part cannot skip a thin wall; a part passing an edge is not braked by it.
+// 5. warm start: each contact inherits the impulse of the previous step's contact of the
+//    same geom pair at (nearly) the same body-fixed point.
+#include <math.h>
+#include <string.h>
+
+#include "collision.h"
+#include "collision_stage.h"
+#include "engine_math.h"
+#include "model_internal.h"
+
+// a body is static when it and all its ancestors have no dofs
+static int body_is_static(const tf_model* m, int b) {
+  for (; b > 0; b = m->body_parentid[b]) {
+    if (m->body_dofnum[b] > 0) return 0;
+  }
+  return 1;
+}
+
+static int pair_excluded(const tf_model* m, int b1, int b2) {
+  for (int i = 0; i < m->nexclude; i++) {
+    int e1 = m->exclude_body[2 * i], e2 = m->exclude_body[2 * i + 1];
+    if ((e1 == b1 && e2 == b2) || (e1 == b2 && e2 == b1)) return 1;
+  }
+  return 0;
+}
+
+static int pair_included(const tf_model* m, int g1, int g2) {
+  for (int i = 0; i < m->ninclude; i++) {
+    int e1 = m->include_geom[2 * i], e2 = m->include_geom[2 * i + 1];
+    if ((e1 == g1 && e2 == g2) || (e1 == g2 && e2 == g1)) return 1;
+  }
+  return 0;
+}
+
+int tf_collision_filter(const tf_model* m, int g1, int g2) {
+  int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+  if (b1 == b2) return 0;
+  if (pair_included(m, g1, g2)) return 1;
+  if (body_is_static(m, b1) && body_is_static(m, b2)) return 0;
+  if ((m->body_parentid[b1] == b2 && b2 != 0) || (m->body_parentid[b2] == b1 && b1 != 0)) return 0;
+  if (pair_excluded(m, b1, b2)) return 0;
+  unsigned t1 = m->geom_contype[g1], a1 = m->geom_conaffinity[g1];
+  unsigned t2 = m->geom_contype[g2], a2 = m->geom_conaffinity[g2];
+  return (t1 & a2) || (t2 & a1);
+}
+
+void tf_geom_shape(const tf_model* m, const tf_data* d, int g, tf_shape* s) {
+  memset(s, 0, sizeof(*s));
+  s->type = m->geom_type[g];
+  memcpy(s->size, m->geom_size + 3 * g, 3 * sizeof(double));
+  tf_vec3_copy(s->pos, d->geom_xpos + 3 * g);
+  memcpy(s->mat, d->geom_xmat + 9 * g, 9 * sizeof(double));
+  int h = m->geom_hullid[g];
+  if (h >= 0) {
+    tf_hull_view* v = &s->hull;
+    v->nvert = m->hull_vertnum[h];
+    v->vert = m->hull_vert + 3 * m->hull_vertadr[h];
+    v->nface = m->hull_facenum[h];
+    v->face_plane = m->hull_face_plane + 4 * m->hull_faceadr[h];
+    v->face_vertadr = m->hull_face_vertadr + m->hull_faceadr[h];
+    v->face_vertnum = m->hull_face_vertnum + m->hull_faceadr[h];
+    v->face_vert = m->hull_face_vert + m->hull_facevertadr[h];
+    v->rbound = m->hull_rbound[h];
+  }
+}
+
+// spatial velocity of every body under the joint velocity v (world origin, [w; v_O])
+static void body_velocities(const tf_model* m, const tf_data* d, const double* v, double* cvel) {
+  memset(cvel, 0, 6 * sizeof(double));
+  for (int b = 1; b < m->nbody; b++) {
+    double* c = cvel + 6 * b;
+    memcpy(c, cvel + 6 * m->body_parentid[b], 6 * sizeof(double));
+    int adr = m->body_dofadr[b];
+    for (int i = adr; i < adr + m->body_dofnum[b]; i++) {
+      for (int k = 0; k < 6; k++) c[k] += d->cdof[6 * i + k] * v[i];
+    }
+  }
+}
+
+// the rigid motion of geom g under its body's spatial velocity
+static void geom_motion(const tf_model* m, const tf_data* d, const double* cvel, int g,
+                        tf_shape_motion* motion) {
+  const double* c = cvel + 6 * m->geom_bodyid[g];
+  double wxp[3];
+  tf_vec3_cross(wxp, c, d->geom_xpos + 3 * g);
+  tf_vec3_copy(motion->omega, c);
+  tf_vec3_add(motion->vel, c + 3, wxp);
+}
+
+// how far any point of geom g can travel in time h (a bound, planes do not move)
+static double geom_reach(const tf_model* m, const tf_shape_motion* motion, int g, double h) {
+  if (m->geom_type[g] == TF_GEOM_PLANE) return 0;
+  return h * (tf_vec3_norm(motion->vel) + tf_vec3_norm(motion->omega) * m->geom_rbound[g]);
+}
+
+// world AABB of a bounded geom: exact for boxes, the bounding sphere otherwise
+static void geom_aabb(const tf_model* m, const tf_data* d, int g, double inflate, double lo[3],
+                      double hi[3]) {
+  const double* p = d->geom_xpos + 3 * g;
+  double half[3];
+  if (m->geom_type[g] == TF_GEOM_BOX) {
+    const double* R = d->geom_xmat + 9 * g;
+    const double* s = m->geom_size + 3 * g;
+    for (int k = 0; k < 3; k++) {
+      half[k] = fabs(R[3 * k]) * s[0] + fabs(R[3 * k + 1]) * s[1] + fabs(R[3 * k + 2]) * s[2];
+    }
+  } else {
+    half[0] = half[1] = half[2] = m->geom_rbound[g];
+  }
+  for (int k = 0; k < 3; k++) {
+    lo[k] = p[k] - half[k] - inflate;
+    hi[k] = p[k] + half[k] + inflate;
+  }
+}
+
+// an orthonormal contact frame with the given normal; the tangent choice is deterministic
+static void contact_frame(double frame[9], const double n[3]) {
+  tf_vec3_copy(frame, n);
+  // start from the world axis least aligned with the normal
+  double a[3] = {0, 0, 0};
+  int k = fabs(n[0]) < fabs(n[1]) ? (fabs(n[0]) < fabs(n[2]) ? 0 : 2)
+                                  : (fabs(n[1]) < fabs(n[2]) ? 1 : 2);
+  a[k] = 1;
+  double t1[3], t2[3];
+  tf_vec3_cross(t1, n, a);
+  tf_vec3_normalize(t1);
+  tf_vec3_cross(t2, n, t1);
+  tf_vec3_copy(frame + 3, t1);
+  tf_vec3_copy(frame + 6, t2);
+}
+
+// world point -> body frame and back
+static void to_body(const tf_data* d, int b, const double world[3], double local[3]) {
+  double rel[3];
+  tf_vec3_sub(rel, world, d->xpos + 3 * b);
+  tf_mat3_mul_vec_t(local, d->xmat + 9 * b, rel);
+}
+
+// writes one contact between geoms g1, g2 (normal from g1 to g2) from the surface points
+// p1 on g1 and p2 on g2 given in the current pose; returns 0, or -1 if the buffer is full
+static int add_contact(const tf_model* m, tf_data* d, int g1, int g2, const double p1[3],
+                       const double p2[3], const double normal[3], int speculative) {
+  d->ncon_wanted++;
+  if (d->ncon >= m->nconmax) {
+    tf_warn(d, TF_WARN_CONTACTFULL);
+    return -1;
+  }
+  tf_contact* c = d->contact + d->ncon++;
+  memset(c, 0, sizeof(*c));
+  c->geom[0] = g1;
+  c->geom[1] = g2;
+  for (int k = 0; k < 3; k++) c->pos[k] = 0.5 * (p1[k] + p2[k]);
+  double n[3] = {normal[0], normal[1], normal[2]};
+  tf_vec3_normalize(n);
+  contact_frame(c->frame, n);
+  double gap[3];
+  tf_vec3_sub(gap, p2, p1);
+  c->dist = tf_vec3_dot(gap, n);
+  c->mu[0] = fmax(m->geom_friction[2 * g1], m->geom_friction[2 * g2]);
+  c->mu[1] = fmax(m->geom_friction[2 * g1 + 1], m->geom_friction[2 * g2 + 1]);
+  c->condim = m->geom_condim[g1] > m->geom_condim[g2] ? m->geom_condim[g1] : m->geom_condim[g2];
+  for (int k = 0; k < 2; k++)
+    c->solref[k] = 0.5 * (m->geom_solref[2 * g1 + k] + m->geom_solref[2 * g2 + k]);
+  for (int k = 0; k < 3; k++)
+    c->solimp[k] = 0.5 * (m->geom_solimp[3 * g1 + k] + m->geom_solimp[3 * g2 + k]);
+  c->efc_adr = -1;
+  c->speculative = speculative;
+  to_body(d, m->geom_bodyid[g1], p1, c->local[0]);
+  to_body(d, m->geom_bodyid[g2], p2, c->local[1]);
+  return 0;
+}
+
+// contact points of a geom pair found at an advanced pose (time t): each point's two
+// body-fixed surface points are carried back to the current pose
+static void add_toi_contacts(const tf_model* m, tf_data* d, int g1, int g2, const tf_shape* s1,
+                             const tf_shape* s2, const tf_shape_motion* m1,
+                             const tf_shape_motion* m2, double t) {
+  tf_shape a1, a2;
+  tf_shape_advance(&a1, s1, m1, t);
+  tf_shape_advance(&a2, s2, m2, t);
+  tf_contact_point pts[TF_MAX_PAIR_CONTACTS];
+  int n = tf_collide(&a1, &a2, m->opt.min_margin + 1e-9, pts);
+  for (int i = 0; i < n; i++) {
+    // surface points at time t, in each geom's frame at time t, then placed with the
+    // geom's current pose: the same material points now
+    double q1[3], q2[3], l1[3], l2[3], rel[3];
+    for (int k = 0; k < 3; k++) {
+      q1[k] = pts[i].pos[k] - 0.5 * pts[i].dist * pts[i].normal[k];
+      q2[k] = pts[i].pos[k] + 0.5 * pts[i].dist * pts[i].normal[k];
+    }
+    tf_vec3_sub(rel, q1, a1.pos);
+    tf_mat3_mul_vec_t(l1, a1.mat, rel);
+    tf_vec3_sub(rel, q2, a2.pos);
+    tf_mat3_mul_vec_t(l2, a2.mat, rel);
+    tf_mat3_mul_vec(q1, s1->mat, l1);
+    tf_vec3_add(q1, q1, s1->pos);
+    tf_mat3_mul_vec(q2, s2->mat, l2);
+    tf_vec3_add(q2, q2, s2->pos);
+    // the normal is the one where the paths meet
+    if (add_contact(m, d, g1, g2, q1, q2, pts[i].normal, 1)) return;
+  }
+}
+
+// narrow phase for one candidate pair
+static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int g1, int g2,
+                         double h) {
+  tf_shape s1, s2;
+  tf_geom_shape(m, d, g1, &s1);
+  tf_geom_shape(m, d, g2, &s2);
+  tf_shape_motion m1, m2;
+  geom_motion(m, d, cvel, g1, &m1);
+  geom_motion(m, d, cvel, g2, &m2);
+  double always = m->opt.min_margin + m->geom_margin[g1] + m->geom_margin[g2];
+  double reach = geom_reach(m, &m1, g1, h) + geom_reach(m, &m2, g2, h);
+  double margin = always + reach;
+  tf_contact_point pts[TF_MAX_PAIR_CONTACTS];
+  int n = tf_collide(&s1, &s2, margin, pts);
+  int speculative = 0;
+  for (int i = 0; i < n; i++) {
+    const tf_contact_point* p = &pts[i];
+    if (p->dist > always) {
+      speculative = 1;
+      continue;
+    }
+    double p1[3], p2[3];
+    for (int k = 0; k < 3; k++) {
+      p1[k] = p->pos[k] - 0.5 * p->dist * p->normal[k];
+      p2[k] = p->pos[k] + 0.5 * p->dist * p->normal[k];
+    }
+    if (add_contact(m, d, g1, g2, p1, p2, p->normal, 0)) return;
+  }
+  if (!speculative) return;
+  // the farther points count only if the paths over the step really meet
+  double normal[3], pa[3], pb[3];
+  double t = tf_time_of_impact(&s1, &m1, &s2, &m2, h, 0.25 * m->opt.min_margin, normal, pa, pb);
+  if (t <= h) add_toi_contacts(m, d, g1, g2, &s1, &s2, &m1, &m2, t);
+}
+
+// warm start: impulses of the previous step's contacts at the same body-fixed points
+static void match_previous(const tf_model* m, tf_data* d) {
+  for (int i = 0; i < d->ncon; i++) {
+    tf_contact* c = d->contact + i;
+    double best = 1e-6;  // squared matching radius: 1 mm
+    const tf_contact* match = NULL;
+    for (int j = 0; j < d->ncon_prev; j++) {
+      const tf_contact* p = d->contact_prev + j;
+      if (p->geom[0] != c->geom[0] || p->geom[1] != c->geom[1]) continue;
+      double diff[3];
+      tf_vec3_sub(diff, p->local[0], c->local[0]);
+      double dd = tf_vec3_dot(diff, diff);
+      if (dd < best) {
+        best = dd;
+        match = p;
+      }
+    }
+    if (!match) continue;
+    // carry the tangential impulse through world space into the new tangent basis
+    double tw[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++)
+      tw[k] = match->lambda[1] * match->frame[3 + k] + match->lambda[2] * match->frame[6 + k];
+    c->lambda[0] = match->lambda[0];
+    c->lambda[1] = tf_vec3_dot(tw, c->frame + 3);
+    c->lambda[2] = tf_vec3_dot(tw, c->frame + 6);
+    c->lambda[3] = match->lambda[3];
+  }
+  (void)m;
+}
+
+void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, double h) {
+  double t0 = tf_clock();
+  // keep the last step's contacts for warm starts
+  memcpy(d->contact_prev, d->contact, sizeof(tf_contact) * (size_t)d->ncon);
+  d->ncon_prev = d->ncon;
+  d->ncon = 0;
+  d->ncon_wanted = 0;
+  int ng = m->ngeom;
+  if (ng < 2) {
+    d->timer[TF_TIMER_COLLISION] += tf_clock() - t0;
+    return;
+  }
+  size_t mark = tf_arena_mark(d);
+  double* cvel = tf_arena_doubles(d, 6 * (size_t)m->nbody);
+  double* box = tf_arena_doubles(d, 6 * (size_t)ng);  // lo[3], hi[3] per geom
+  int* order = (int*)tf_arena_doubles(d, (size_t)ng);
+  body_velocities(m, d, v_predicted, cvel);
+  int nbounded = 0;
+  for (int g = 0; g < ng; g++) {
+    tf_shape_motion mo;
+    geom_motion(m, d, cvel, g, &mo);
+    double inflate = m->opt.min_margin + m->geom_margin[g] + geom_reach(m, &mo, g, h);
+    if (m->geom_type[g] == TF_GEOM_PLANE) continue;
+    geom_aabb(m, d, g, inflate, box + 6 * g, box + 6 * g + 3);
+    // insertion sort by the lower x bound: geoms stay nearly sorted from step to step
+    int k = nbounded++;
+    while (k > 0 && box[6 * order[k - 1]] > box[6 * g]) {
+      order[k] = order[k - 1];
+      k--;
+    }
+    order[k] = g;
+  }
+  // planes against every bounded geom whose inflated box reaches below them
+  for (int p = 0; p < ng; p++) {
+    if (m->geom_type[p] != TF_GEOM_PLANE) continue;
+    const double* n = d->geom_xmat + 9 * p;  // third column is the normal
+    double normal[3] = {n[2], n[5], n[8]};
+    for (int i = 0; i < nbounded; i++) {
+      int g = order[i];
+      if (!tf_collision_filter(m, p, g)) continue;
+      double centre[3], half[3], rel[3];
+      for (int k = 0; k < 3; k++) {
+        centre[k] = 0.5 * (box[6 * g + k] + box[6 * g + 3 + k]);
+        half[k] = 0.5 * (box[6 * g + 3 + k] - box[6 * g + k]);
+      }
+      tf_vec3_sub(rel, centre, d->geom_xpos + 3 * p);
+      double extent =
+          fabs(normal[0]) * half[0] + fabs(normal[1]) * half[1] + fabs(normal[2]) * half[2];
+      if (tf_vec3_dot(rel, normal) - extent <= 0) collide_pair(m, d, cvel, p, g, h);
+    }
+  }
+  // sweep and prune along x
+  for (int i = 0; i < nbounded; i++) {
+    int a = order[i];
+    for (int j = i + 1; j < nbounded; j++) {
+      int b = order[j];
+      if (box[6 * b] > box[6 * a + 3]) break;
+      int overlap = 1;
+      for (int k = 1; k < 3; k++) {
+        overlap &= box[6 * b + k] <= box[6 * a + 3 + k] && box[6 * a + k] <= box[6 * b + 3 + k];
+      }
+      if (!overlap || !tf_collision_filter(m, a, b)) continue;
+      // a fixed geom order keeps contacts (and results) independent of the sort
+      if (a < b) {
+        collide_pair(m, d, cvel, a, b, h);
+      } else {
+        collide_pair(m, d, cvel, b, a, h);
+      }
+    }
+  }
+  match_previous(m, d);
+  tf_arena_release(d, mark);
+  d->timer[TF_TIMER_COLLISION] += tf_clock() - t0;
+}

@@ -1,0 +1,234 @@
+// tf_step: one timestep, read like a table of contents.
+//
+//   euler:  smooth dynamics -> v_free -> collision -> constraint rows -> solve -> integrate
+//           -> position pass
+//   rk4:    four smooth stages (contact-free models only; integrate.c)
+//
+// The position pass removes overlap that remains after the velocity solve (a linearised
+// split impulse over the contact normals and limits): it moves positions only, so an overlap
+// is never turned into separating velocity.
+// Substeps (solver setting) split the step into n equal steps, each with its own collision.
+#include <math.h>
+#include <string.h>
+
+#include "collision_stage.h"
+#include "constraint_stage.h"
+#include "model_internal.h"
+#include "solver.h"
+#include "solver_util.h"
+
+static const tf_solve_fn solvers[TF_SOLVER_N] = {tf_solve_pgs, tf_solve_newton, tf_solve_al,
+                                                 tf_solve_admm};
+
+static int all_finite(const double* x, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(x[i])) return 0;
+  }
+  return 1;
+}
+
+// 1 if anything can produce a constraint row
+static int has_constraints(const tf_model* m) {
+  if (m->neq > 0 || m->ngeom > 1) return 1;
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_limited[j]) return 1;
+  }
+  for (int i = 0; i < m->nv; i++) {
+    if (m->dof_frictionloss[i] > 0) return 1;
+  }
+  return 0;
+}
+
+// the problem view of this step's rows
+static void make_problem(const tf_model* m, tf_data* d, double h, const double* b,
+                         const double* v_free, tf_constraint_problem* p) {
+  p->nv = m->nv;
+  p->nefc = d->nefc;
+  p->nblock = d->nblock;
+  p->h = h;
+  p->A = d->qA;
+  p->A_factor = d->qLD;
+  p->b = b;
+  p->v_free = v_free;
+  p->v0 = d->qvel;
+  p->J = d->efc_J;
+  p->e = d->efc_e;
+  p->pos = d->efc_pos;
+  p->mu = d->efc_mu;
+  p->bound = d->efc_bound;
+  p->block_type = d->efc_block_type;
+  p->block_adr = d->efc_block_adr;
+  p->block_dim = d->efc_block_dim;
+  p->solref = d->efc_solref;
+  p->solimp = d->efc_solimp;
+}
+
+// removes the overlap the rows predict after moving with v by h: a projected Gauss-Seidel
+// on the normal and limit rows for a position change dq = A^-1 J^T mu, mu >= 0, with
+// J dq >= -gap wherever the predicted gap is negative (and never closing the others past 0)
+static void position_pass(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
+                          const double* v, double h) {
+  int nv = m->nv;
+  size_t mark = tf_arena_mark(d);
+  int* rows = (int*)tf_arena_doubles(d, (size_t)d->nefc);
+  int n = 0;
+  double worst = 0;
+  for (int blk = 0; blk < d->nblock; blk++) {
+    int type = d->efc_block_type[blk];
+    if (type != TF_EFC_CONTACT && type != TF_EFC_LIMIT) continue;
+    int r = d->efc_block_adr[blk];
+    rows[n++] = r;
+  }
+  double* gap = tf_arena_doubles(d, (size_t)(n > 0 ? n : 1));
+  for (int i = 0; i < n; i++) {
+    const double* row = d->efc_J + (size_t)rows[i] * (size_t)nv;
+    double jv = 0;
+    for (int k = 0; k < nv; k++) jv += row[k] * v[k];
+    gap[i] = d->efc_pos[rows[i]] + h * jv;
+    worst = fmin(worst, gap[i]);
+  }
+  // nothing to do unless something overlaps by more than numerical noise
+  if (worst > -1e-10) {
+    tf_arena_release(d, mark);
+    return;
+  }
+  double* x = tf_arena_doubles(d, (size_t)n * (size_t)nv);  // A^-1 J_i^T per row
+  double* w = tf_arena_doubles(d, (size_t)n * (size_t)n);
+  double* mu = tf_arena_doubles(d, (size_t)n);
+  double* dq = tf_arena_doubles(d, (size_t)nv);
+  for (int i = 0; i < n; i++) {
+    memcpy(x + (size_t)i * nv, d->efc_J + (size_t)rows[i] * (size_t)nv, sizeof(double) * nv);
+    tf_solve_A(p, x + (size_t)i * nv);
+  }
+  for (int i = 0; i < n; i++) {
+    const double* row = d->efc_J + (size_t)rows[i] * (size_t)nv;
+    for (int j = 0; j < n; j++) {
+      double s = 0;
+      for (int k = 0; k < nv; k++) s += row[k] * x[(size_t)j * nv + k];
+      w[i * n + j] = s;
+    }
+    mu[i] = 0;
+  }
+  for (int it = 0; it < 200; it++) {
+    double change = 0;
+    for (int i = 0; i < n; i++) {
+      if (w[i * n + i] <= 0) continue;
+      double r = gap[i];
+      for (int j = 0; j < n; j++) r += w[i * n + j] * mu[j];
+      double next = fmax(0, mu[i] - r / w[i * n + i]);
+      change = fmax(change, fabs(next - mu[i]) * w[i * n + i]);
+      mu[i] = next;
+    }
+    if (change < 1e-13) break;
+  }
+  memset(dq, 0, sizeof(double) * nv);
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < nv; k++) dq[k] += x[(size_t)i * nv + k] * mu[i];
+  }
+  tf_integrate_pos(m, d->qpos, d->qpos, dq, 1.0);
+  tf_arena_release(d, mark);
+}
+
+// one semi-implicit Euler step of length h with the full contact pipeline
+static int substep_euler(const tf_model* m, tf_data* d, double h) {
+  int nq = m->nq, nv = m->nv;
+  if (tf_forward_h(m, d, h)) return -1;
+  size_t mark = tf_arena_mark(d);
+  double* v = tf_arena_doubles(d, (size_t)nv);
+  double* q = tf_arena_doubles(d, (size_t)nq);
+  for (int i = 0; i < nv; i++) v[i] = d->qvel[i] + h * d->qacc[i];
+
+  int constrained = has_constraints(m);
+  tf_constraint_problem problem;
+  memset(&problem, 0, sizeof(problem));
+  if (constrained) {
+    double* v_free = tf_arena_doubles(d, (size_t)nv);
+    memcpy(v_free, v, sizeof(double) * nv);
+    tf_collision(m, d, v_free, h);
+    tf_constraint_rows(m, d, v_free, h);
+    memset(d->qfrc_constraint, 0, sizeof(double) * nv);
+    if (d->nefc > 0) {
+      double t0 = tf_clock();
+      double* b = tf_arena_doubles(d, (size_t)nv);
+      for (int i = 0; i < nv; i++) {
+        double s = 0;
+        for (int k = 0; k < nv; k++) s += d->qA[i * nv + k] * v_free[k];
+        b[i] = s;
+      }
+      make_problem(m, d, h, b, v_free, &problem);
+      tf_solver_stats stats;
+      memset(&stats, 0, sizeof(stats));
+      int status =
+          solvers[m->opt.solver](m, d, &problem, &m->opt.solver_opt, v, d->efc_lambda, &stats);
+      if (status != 0 || !all_finite(v, nv) || !all_finite(d->efc_lambda, d->nefc)) {
+        tf_arena_release(d, mark);
+        d->timer[TF_TIMER_SOLVE] += tf_clock() - t0;
+        return -2;
+      }
+      if (!stats.converged) tf_warn(d, TF_WARN_SOLVER);
+      d->solver_iterations = stats.iterations;
+      d->solver_primal = stats.primal_residual;
+      d->solver_dual = stats.dual_residual;
+      tf_mul_JT(&problem, d->qfrc_constraint, d->efc_lambda);
+      for (int i = 0; i < nv; i++) d->qfrc_constraint[i] /= h;
+      for (int c = 0; c < d->ncon; c++) {
+        tf_contact* con = d->contact + c;
+        for (int k = 0; k < con->condim && con->efc_adr >= 0; k++) {
+          con->lambda[k] = d->efc_lambda[con->efc_adr + k];
+        }
+      }
+      d->timer[TF_TIMER_SOLVE] += tf_clock() - t0;
+    }
+  }
+
+  double t0 = tf_clock();
+  tf_integrate_pos(m, q, d->qpos, v, h);
+  int status = -2;
+  if (all_finite(v, nv) && all_finite(q, nq)) {
+    memcpy(d->qvel, v, sizeof(double) * (size_t)nv);
+    memcpy(d->qpos, q, sizeof(double) * (size_t)nq);
+    d->time += h;
+    status = 0;
+  }
+  d->timer[TF_TIMER_INTEGRATE] += tf_clock() - t0;
+  if (status == 0 && constrained && d->nefc > 0) {
+    t0 = tf_clock();
+    position_pass(m, d, &problem, v, h);
+    d->timer[TF_TIMER_SOLVE] += tf_clock() - t0;
+  }
+  tf_arena_release(d, mark);
+  return status;
+}
+
+int tf_step(const tf_model* m, tf_data* d) {
+  double t0 = tf_clock();
+  memset(d->timer, 0, sizeof(d->timer));
+  d->arena_top = 0;
+  // -1: the mass matrix did not factor (already counted); -2: the state went non-finite
+  int status = -2;
+  if (all_finite(d->qpos, m->nq) && all_finite(d->qvel, m->nv) && all_finite(d->ctrl, m->nu)) {
+    if (m->opt.integrator == TF_INTEGRATOR_RK4) {
+      status = tf_step_rk4(m, d);
+    } else {
+      // a failed substep puts the whole step back
+      int nq = m->nq, nv = m->nv, n = m->opt.solver_opt.substeps;
+      double* q0 = tf_arena_doubles(d, (size_t)nq);
+      double* v0 = tf_arena_doubles(d, (size_t)nv);
+      double time0 = d->time;
+      memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
+      memcpy(v0, d->qvel, sizeof(double) * (size_t)nv);
+      double h = m->opt.timestep / n;
+      status = 0;
+      for (int s = 0; s < n && status == 0; s++) status = substep_euler(m, d, h);
+      if (status != 0) {
+        memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+        d->time = time0;
+      }
+    }
+  }
+  if (status == -2) tf_warn(d, TF_WARN_BADQACC);
+  if (status == 0) d->nstep++;
+  d->timer[TF_TIMER_STEP] = tf_clock() - t0;
+  return status == 0 ? 0 : -1;
+}

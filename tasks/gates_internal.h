@@ -1,0 +1,19 @@
+// The gate functions behind the registry (private to tasks/).
+#ifndef TF_GATES_INTERNAL_H
+#define TF_GATES_INTERNAL_H
+
+#include "gates.h"
+
+void tf_gate_oblique_slide(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_stack_ratio10(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_stack_ratio100(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_door_handle(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_rest_box(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_no_tunnel(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_isotropy(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_hull_slide(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_hull_stack(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_box_on_box(tf_solver_type solver, tf_gate_result* r);
+void tf_gate_ghost_edge(tf_solver_type solver, tf_gate_result* r);
+
+#endif  // TF_GATES_INTERNAL_H
