@@ -46,7 +46,8 @@
 // slides, and a plain step after any Newton step that did not cut |F(s) - s| by 10 %.
 //
 // Penalty: settings->penalty, or AL_PENALTY_SCALE / mean_i (J A^-1 J^T)_ii (the AL step then
-// removes about 1 - 1e-4 of a typical row's violation per outer iteration); multiplied by 10
+// removes about 1 - 1e-5 of a typical row's violation per outer iteration; per-unit
+// equilibration in al_default_penalty); multiplied by 10
 // whenever an outer iteration's multiplier change (the AL step J v - z) is not 20 times
 // smaller than the previous one, e.g. a heavy body on a light one (slow modes of
 // J A^-1 J^T), up to AL_PENALTY_GROWTH_MAX times and only while the roundoff it amplifies
@@ -80,7 +81,7 @@
 #include "solver.h"
 #include "solver_util.h"
 
-#define AL_PENALTY_SCALE 1e4        // default beta times the mean Delassus diagonal
+#define AL_PENALTY_SCALE 1e5        // default beta times the mean Delassus diagonal
 #define AL_PENALTY_GROWTH_MAX 1e3   // the adaptive penalty never exceeds beta0 times this
 #define AL_PENALTY_SHRINK_MIN 1e-4  // nor falls under beta0 times this
 #define AL_DESAXCE_PROGRESS 0.9     // a De Saxce Newton step must cut |F(s) - s| by 10 %
@@ -530,18 +531,36 @@ static double al_natural_residual(al_work* w, const double* v) {
 
 // default penalty from the problem's scale: AL_PENALTY_SCALE over the mean diagonal of the
 // Delassus matrix J A^-1 J^T (one solve with A's factor per row)
+// Also equilibrates the units: a single penalty cannot suit a 100 kg block on a 10 g one
+// (their Delassus diagonals differ by 1e4, so the light unit converges and the heavy one
+// crawls), so every unit except joint friction (whose hat set depends on the scale) has its
+// row scales multiplied by sqrt(mean / W_unit), W_unit its first row's Delassus diagonal:
+// each unit's effective penalty beta c^2 is then AL_PENALTY_SCALE / W_unit. The sets are
+// cones or lines, invariant under that positive scaling, so the solution does not change.
 static double al_default_penalty(al_work* w) {
   const tf_constraint_problem* p = w->p;
   int nv = p->nv;
   double sum = 0;
-  for (int i = 0; i < p->nefc; i++) {
-    const double* row = p->J + (size_t)i * (size_t)nv;
+  int count = 0;
+  for (int blk = 0; blk < p->nblock; blk++) {
+    const double* row = p->J + (size_t)p->block_adr[blk] * (size_t)nv;
     memcpy(w->tmp, row, sizeof(double) * (size_t)nv);
     tf_solve_A(p, w->tmp);
-    sum += dot(row, w->tmp, nv);
+    w->desaxce[blk] = dot(row, w->tmp, nv);  // scratch until the first De Saxce update
+    sum += w->desaxce[blk];
+    count++;
   }
-  double mean = sum / p->nefc;
-  return mean > 0 ? AL_PENALTY_SCALE / mean : 1;
+  double mean = count ? sum / count : 0;
+  if (!(mean > 0)) return 1;
+  for (int blk = 0; blk < p->nblock; blk++) {
+    double diag = w->desaxce[blk];
+    if (p->block_type[blk] == TF_EFC_FRICTION || !(diag > 0)) continue;
+    double k = sqrt(mean / diag);
+    int adr = p->block_adr[blk];
+    for (int i = adr; i < adr + p->block_dim[blk]; i++) w->scale[i] *= k;
+  }
+  memset(w->desaxce, 0, sizeof(double) * (size_t)p->nblock);
+  return AL_PENALTY_SCALE / mean;
 }
 
 // carves the work arrays from one arena block
