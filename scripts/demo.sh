@@ -23,5 +23,14 @@ for scene in pendulum double_pendulum chain7 spinning_body; do
   done
 done
 mv "$tmp" "$out/scenes.jsonl"
-trap - EXIT
 echo "wrote $out/scenes.jsonl"
+
+# the contact gates under every solver; a failing gate is a result, not a demo failure
+tmp=$(mktemp "$out/.gates.json.XXXXXX")
+"$bin" validate --json >"$tmp" || true
+mv "$tmp" "$out/gates.json"
+trap - EXIT
+tr '{' '\n' <"$out/gates.json" | sed -n 's/^"gate":"\([a-z0-9_]*\)","solver":"\([a-z]*\)".*"pass":\(true\|false\).*/\1 \2 \3/p' |
+  awk '{ key = $2; total[key]++; if ($3 == "true") ok[key]++ }
+       END { for (k in total) printf "gates passed under %-7s %d / %d\n", k, ok[k], total[k] }' | sort
+echo "wrote $out/gates.json"
