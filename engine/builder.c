@@ -44,6 +44,7 @@ tf_option tf_option_default(void) {
   opt.solver = TF_SOLVER_AL;
   opt.solver_opt = tf_solver_settings_default();
   opt.min_margin = 1e-4;
+  opt.max_pair_contacts = 128;
   opt.nconmax = 128;
   return opt;
 }
@@ -66,6 +67,8 @@ tf_geom_def tf_geom_def_default(void) {
   def.size[0] = 0.05;
   def.quat[0] = 1;
   def.hull = -1;
+  def.mesh = -1;
+  def.sdf = -1;
   def.friction[0] = 1.0;
   def.friction[1] = 0.0;
   def.condim = 3;
@@ -107,6 +110,18 @@ void tf_builder_destroy(tf_builder* b) {
     free(b->hulls[i].name);
     free(b->hulls[i].points);
   }
+  for (int i = 0; i < b->nmesh; i++) {
+    free(b->meshes[i].name);
+    free(b->meshes[i].vert);
+    free(b->meshes[i].face);
+  }
+  for (int i = 0; i < b->nsdf; i++) {
+    free(b->sdfs[i].name);
+    free(b->sdfs[i].params);
+    free(b->sdfs[i].grid);
+  }
+  free(b->meshes);
+  free(b->sdfs);
   free(b->bodies);
   free(b->joints);
   free(b->actuators);
@@ -215,4 +230,53 @@ int tf_builder_exclude_pair(tf_builder* b, int body1, int body2) {
 
 int tf_builder_include_pair(tf_builder* b, int geom1, int geom2) {
   return add_pair(&b->include, &b->ninclude, &b->include_cap, geom1, geom2);
+}
+
+int tf_builder_add_mesh(tf_builder* b, const char* name, const double* vert, int nvert,
+                        const int* face, int nface) {
+  if (nvert < 0 || nface < 0 || (nvert > 0 && !vert) || (nface > 0 && !face)) return -1;
+  if (grow((void**)&b->meshes, &b->mesh_cap, b->nmesh, sizeof(tf_builder_mesh))) return -1;
+  tf_builder_mesh mesh = {NULL, NULL, nvert, NULL, nface};
+  mesh.name = (char*)copy_name(name ? name : "mesh");
+  mesh.vert = malloc(sizeof(double) * 3 * (size_t)(nvert > 0 ? nvert : 1));
+  mesh.face = malloc(sizeof(int) * 3 * (size_t)(nface > 0 ? nface : 1));
+  if (!mesh.name || !mesh.vert || !mesh.face) {
+    free(mesh.name);
+    free(mesh.vert);
+    free(mesh.face);
+    return -1;
+  }
+  if (nvert) memcpy(mesh.vert, vert, sizeof(double) * 3 * (size_t)nvert);
+  if (nface) memcpy(mesh.face, face, sizeof(int) * 3 * (size_t)nface);
+  b->meshes[b->nmesh] = mesh;
+  return b->nmesh++;
+}
+
+int tf_builder_add_sdf(tf_builder* b, const tf_sdf_def* def) {
+  if (grow((void**)&b->sdfs, &b->sdf_cap, b->nsdf, sizeof(tf_builder_sdf))) return -1;
+  tf_builder_sdf sdf;
+  memset(&sdf, 0, sizeof(sdf));
+  sdf.def = *def;
+  sdf.name = (char*)copy_name(def->name ? def->name : "sdf");
+  size_t nparam = def->params && def->params_size ? def->params_size : 0;
+  size_t ngrid = 0;
+  if (def->grid && def->res[0] > 0 && def->res[1] > 0 && def->res[2] > 0) {
+    ngrid = (size_t)def->res[0] * (size_t)def->res[1] * (size_t)def->res[2];
+  }
+  sdf.params = nparam ? malloc(nparam) : NULL;
+  sdf.grid = ngrid ? malloc(sizeof(float) * ngrid) : NULL;
+  if (!sdf.name || (nparam && !sdf.params) || (ngrid && !sdf.grid)) {
+    free(sdf.name);
+    free(sdf.params);
+    free(sdf.grid);
+    return -1;
+  }
+  if (nparam) memcpy(sdf.params, def->params, nparam);
+  if (ngrid) memcpy(sdf.grid, def->grid, sizeof(float) * ngrid);
+  sdf.def.name = sdf.name;
+  sdf.def.params = sdf.params;
+  sdf.def.params_size = nparam;
+  sdf.def.grid = sdf.grid;
+  b->sdfs[b->nsdf] = sdf;
+  return b->nsdf++;
 }

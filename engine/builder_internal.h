@@ -11,6 +11,23 @@ typedef struct tf_builder_hull {
   int npoints;
 } tf_builder_hull;
 
+// a mesh's copy until compile
+typedef struct tf_builder_mesh {
+  char* name;
+  double* vert;  // (nvert x 3)
+  int nvert;
+  int* face;     // (nface x 3)
+  int nface;
+} tf_builder_mesh;
+
+// an sdf's copy until compile (params and grid owned)
+typedef struct tf_builder_sdf {
+  tf_sdf_def def;  // name, params and grid point at the owned copies below
+  char* name;
+  void* params;
+  float* grid;
+} tf_builder_sdf;
+
 struct tf_builder {
   tf_option opt;
   tf_body_def* bodies;  // user bodies; body id = index + 1
@@ -25,6 +42,10 @@ struct tf_builder {
   int neq, eq_cap;
   tf_builder_hull* hulls;
   int nhull, hull_cap;
+  tf_builder_mesh* meshes;
+  int nmesh, mesh_cap;
+  tf_builder_sdf* sdfs;
+  int nsdf, sdf_cap;
   int* exclude;  // body pairs
   int nexclude, exclude_cap;
   int* include;  // geom pairs

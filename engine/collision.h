@@ -22,12 +22,35 @@ typedef struct tf_hull_view {
   double rbound;             // largest vertex distance from the geom origin
 } tf_hull_view;
 
+// a triangle mesh, read-only views into the model's mesh arrays (geom frame)
+typedef struct tf_mesh_view {
+  int nvert;
+  const double* vert;  // (nvert x 3)
+  int nface;
+  const int* face;     // (nface x 3)
+  double rbound;
+} tf_mesh_view;
+
+// a signed distance field: analytic (fn, params) or a grid (fn NULL); see engine/sdf.h
+typedef struct tf_sdf_view {
+  tf_sdf_fn fn;
+  const void* params;
+  const float* grid;   // res[0] x res[1] x res[2], x fastest
+  int res[3];
+  double origin[3];
+  double cell;
+  double aabb[6];      // lo[3], hi[3] of the solid, geom frame
+  double error_bound;
+} tf_sdf_view;
+
 typedef struct tf_shape {
   int type;           // tf_geom_type
   double size[3];     // sphere r; capsule r, half-length; box half-sizes; cylinder r, half-length
   double pos[3];      // world position of the geom frame
   double mat[9];      // world orientation, row-major; columns are the geom axes
   tf_hull_view hull;  // for TF_GEOM_HULL
+  tf_mesh_view mesh;  // TF_GEOM_MESH, or the surface samples of a TF_GEOM_SDF (nvert 0: none)
+  tf_sdf_view sdf;    // TF_GEOM_SDF, or a baked SDF of a TF_GEOM_MESH (fn and grid NULL: none)
 } tf_shape;
 
 typedef struct tf_contact_point {
@@ -36,12 +59,20 @@ typedef struct tf_contact_point {
   double dist;       // signed gap along normal
 } tf_contact_point;
 
-// the maximum number of points any pair function writes
+// the maximum number of points a convex pair function writes
 #define TF_MAX_PAIR_CONTACTS 8
+// the most points any pair writes (SDF and mesh pairs, after their reduction): the size of
+// the buffer tf_collide_n needs
+#define TF_COLLIDE_MAX 128
 
 // all points of a and b whose gap is below margin (at most TF_MAX_PAIR_CONTACTS); returns the
 // count. The pair table dispatches by type and swaps arguments (and normals) as needed.
 int tf_collide(const tf_shape* a, const tf_shape* b, double margin, tf_contact_point* out);
+// the same with a per-pair cap on the points written (1..TF_COLLIDE_MAX): pairs that find
+// many candidates (SDF, mesh) reduce them to at most cap; writes the candidate count before
+// reduction into *candidates when it is not NULL
+int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
+                 tf_contact_point* out, int* candidates);
 
 // whether tf_collide has a function for this pair of tf_geom_type values, in either order
 // (plane x plane has none)

@@ -74,6 +74,28 @@ void tf_geom_shape(const tf_model* m, const tf_data* d, int g, tf_shape* s) {
     v->face_vert = m->hull_face_vert + m->hull_facevertadr[h];
     v->rbound = m->hull_rbound[h];
   }
+  // the surface mesh: the geom's own, or the one its SDF carries
+  int mesh = m->geom_meshid[g], sdf = m->geom_sdfid[g];
+  if (mesh < 0 && sdf >= 0) mesh = m->sdf_mesh[sdf];
+  if (mesh >= 0) {
+    tf_mesh_view* v = &s->mesh;
+    v->nvert = m->mesh_vertnum[mesh];
+    v->vert = m->mesh_vert + 3 * m->mesh_vertadr[mesh];
+    v->nface = m->mesh_facenum[mesh];
+    v->face = m->mesh_face + 3 * m->mesh_faceadr[mesh];
+    v->rbound = m->mesh_rbound[mesh];
+  }
+  if (sdf >= 0) {
+    tf_sdf_view* v = &s->sdf;
+    v->fn = m->sdf_fn[sdf];
+    v->params = m->sdf_param + m->sdf_paramadr[sdf];
+    v->grid = m->sdf_res[3 * sdf] > 0 ? m->sdf_grid + m->sdf_gridadr[sdf] : NULL;
+    for (int k = 0; k < 3; k++) v->res[k] = m->sdf_res[3 * sdf + k];
+    tf_vec3_copy(v->origin, m->sdf_grid_origin + 3 * sdf);
+    v->cell = m->sdf_grid_cell[sdf];
+    memcpy(v->aabb, m->sdf_aabb + 6 * sdf, 6 * sizeof(double));
+    v->error_bound = m->sdf_error_bound[sdf];
+  }
 }
 
 // spatial velocity of every body under the joint velocity v (world origin, [w; v_O])
@@ -190,8 +212,8 @@ static void add_toi_contacts(const tf_model* m, tf_data* d, int g1, int g2, cons
   tf_shape a1, a2;
   tf_shape_advance(&a1, s1, m1, t);
   tf_shape_advance(&a2, s2, m2, t);
-  tf_contact_point pts[TF_MAX_PAIR_CONTACTS];
-  int n = tf_collide(&a1, &a2, m->opt.min_margin + 1e-9, pts);
+  tf_contact_point pts[TF_COLLIDE_MAX];
+  int n = tf_collide_n(&a1, &a2, m->opt.min_margin + 1e-9, m->opt.max_pair_contacts, pts, NULL);
   for (int i = 0; i < n; i++) {
     // surface points at time t, in each geom's frame at time t, then placed with the
     // geom's current pose: the same material points now
@@ -225,8 +247,11 @@ static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int 
   double always = m->opt.min_margin + m->geom_margin[g1] + m->geom_margin[g2];
   double reach = geom_reach(m, &m1, g1, h) + geom_reach(m, &m2, g2, h);
   double margin = always + reach;
-  tf_contact_point pts[TF_MAX_PAIR_CONTACTS];
-  int n = tf_collide(&s1, &s2, margin, pts);
+  tf_contact_point pts[TF_COLLIDE_MAX];
+  int candidates = 0;
+  int n = tf_collide_n(&s1, &s2, margin, m->opt.max_pair_contacts, pts, &candidates);
+  d->ncon_candidates += candidates;
+  d->ncon_dropped += candidates - n;
   int speculative = 0;
   for (int i = 0; i < n; i++) {
     const tf_contact_point* p = &pts[i];
@@ -285,6 +310,8 @@ void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, doub
   d->ncon_prev = d->ncon;
   d->ncon = 0;
   d->ncon_wanted = 0;
+  d->ncon_candidates = 0;
+  d->ncon_dropped = 0;
   int ng = m->ngeom;
   if (ng < 2) {
     d->timer[TF_TIMER_COLLISION] += tf_clock() - t0;

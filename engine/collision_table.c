@@ -63,13 +63,25 @@ static tf_pair_fn pair_entry(int type1, int type2) {
 int tf_collide_supported(int type1, int type2) { return pair_entry(type1, type2) != NULL; }
 
 int tf_collide(const tf_shape* a, const tf_shape* b, double margin, tf_contact_point* out) {
+  return tf_collide_n(a, b, margin, TF_MAX_PAIR_CONTACTS, out, NULL);
+}
+
+int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
+                 tf_contact_point* out, int* candidates) {
+  (void)cap;  // the convex pairs write at most TF_MAX_PAIR_CONTACTS <= any cap
   tf_pair_fn fn = pair_entry(a->type, b->type);
+  if (candidates) *candidates = 0;
   if (!fn) return 0;
-  if (a->type <= b->type) return fn(a, b, margin, out);
-  // stored the other way round: run it as (b, a), then point the normals from a to b again
-  int n = fn(b, a, margin, out);
-  for (int i = 0; i < n; i++) {
-    for (int k = 0; k < 3; k++) out[i].normal[k] = -out[i].normal[k];
+  int n;
+  if (a->type <= b->type) {
+    n = fn(a, b, margin, out);
+  } else {
+    // stored the other way round: run it as (b, a), then point the normals from a to b again
+    n = fn(b, a, margin, out);
+    for (int i = 0; i < n; i++) {
+      for (int k = 0; k < 3; k++) out[i].normal[k] = -out[i].normal[k];
+    }
   }
+  if (candidates) *candidates = n;
   return n;
 }

@@ -124,6 +124,10 @@ static int check_option(const tf_option* opt, char* err, size_t errlen) {
   if (!isfinite(opt->min_margin) || opt->min_margin < 0) {
     return fail(err, errlen, "option: min_margin must be >= 0 (got %g)", opt->min_margin);
   }
+  if (opt->max_pair_contacts < 1 || opt->max_pair_contacts > 128) {
+    return fail(err, errlen, "option: max_pair_contacts must be in [1, 128] (got %d)",
+                opt->max_pair_contacts);
+  }
   if (opt->nconmax < 1 || opt->nconmax > 1000000) {
     return fail(err, errlen, "option: nconmax must be in [1, 1e6] (got %d)", opt->nconmax);
   }
@@ -249,7 +253,7 @@ static int check_geom(const tf_builder* b, int i, char* err, size_t errlen) {
     return fail(err, errlen, "geom '%s': orientation quaternion is zero", name);
   }
   // how many leading size entries must be positive, per type
-  static const int nsize[TF_GEOM_NTYPE] = {0, 1, 2, 3, 2, 0};
+  static const int nsize[TF_GEOM_NTYPE] = {0, 1, 2, 3, 2, 0, 0, 0};
   for (int k = 0; k < nsize[def->type]; k++) {
     if (def->size[k] <= 0) {
       return fail(err, errlen, "geom '%s': size[%d] of a %s must be > 0 (got %g)", name, k,
@@ -261,6 +265,16 @@ static int check_geom(const tf_builder* b, int i, char* err, size_t errlen) {
   }
   if (def->type == TF_GEOM_HULL && (def->hull < 0 || def->hull >= b->nhull)) {
     return fail(err, errlen, "geom '%s': hull %d does not exist", name, def->hull);
+  }
+  if (def->type == TF_GEOM_MESH && (def->mesh < 0 || def->mesh >= b->nmesh)) {
+    return fail(err, errlen, "geom '%s': mesh %d does not exist", name, def->mesh);
+  }
+  if (def->type == TF_GEOM_SDF && (def->sdf < 0 || def->sdf >= b->nsdf)) {
+    return fail(err, errlen, "geom '%s': sdf %d does not exist", name, def->sdf);
+  }
+  if (def->mesh < -1 || def->mesh >= b->nmesh || def->sdf < -1 || def->sdf >= b->nsdf) {
+    return fail(err, errlen, "geom '%s': mesh %d or sdf %d does not exist", name, def->mesh,
+                def->sdf);
   }
   if (!all_finite(def->friction, 2) || def->friction[0] < 0 || def->friction[1] < 0) {
     return fail(err, errlen, "geom '%s': friction must be finite and >= 0", name);
@@ -296,6 +310,58 @@ static int check_equality(const tf_builder* b, int i, char* err, size_t errlen) 
   }
   if (!all_finite(def->anchor, 3))
     return fail(err, errlen, "equality '%s': anchor is not finite", name);
+  return 0;
+}
+
+static int check_mesh(const tf_builder* b, int i, char* err, size_t errlen) {
+  const tf_builder_mesh* mesh = &b->meshes[i];
+  if (mesh->nvert < 3 || mesh->nface < 1) {
+    return fail(err, errlen, "mesh '%s': needs at least 3 vertices and 1 face (got %d, %d)",
+                mesh->name, mesh->nvert, mesh->nface);
+  }
+  if (!all_finite(mesh->vert, 3 * mesh->nvert)) {
+    return fail(err, errlen, "mesh '%s': a vertex is not finite", mesh->name);
+  }
+  for (int f = 0; f < 3 * mesh->nface; f++) {
+    if (mesh->face[f] < 0 || mesh->face[f] >= mesh->nvert) {
+      return fail(err, errlen, "mesh '%s': face %d uses vertex %d of %d", mesh->name, f / 3,
+                  mesh->face[f], mesh->nvert);
+    }
+  }
+  return 0;
+}
+
+static int check_sdf(const tf_builder* b, int i, char* err, size_t errlen) {
+  const tf_sdf_def* def = &b->sdfs[i].def;
+  const char* name = safe_name(def->name);
+  int grid = def->grid != NULL;
+  if (!def->fn == !grid) {
+    return fail(err, errlen, "sdf '%s': give either an analytic function or a grid", name);
+  }
+  if (!all_finite(def->aabb, 6) || !(def->aabb[0] < def->aabb[3] && def->aabb[1] < def->aabb[4] &&
+                                     def->aabb[2] < def->aabb[5])) {
+    return fail(err, errlen, "sdf '%s': aabb must be finite with lo < hi", name);
+  }
+  if (!isfinite(def->error_bound) || def->error_bound < 0) {
+    return fail(err, errlen, "sdf '%s': error_bound must be >= 0", name);
+  }
+  if (def->mesh < -1 || def->mesh >= b->nmesh) {
+    return fail(err, errlen, "sdf '%s': mesh %d does not exist", name, def->mesh);
+  }
+  if (grid) {
+    if (def->res[0] < 2 || def->res[1] < 2 || def->res[2] < 2) {
+      return fail(err, errlen, "sdf '%s': a grid needs at least 2 nodes per axis", name);
+    }
+    if (!all_finite(def->grid_origin, 3) || !(isfinite(def->grid_cell) && def->grid_cell > 0)) {
+      return fail(err, errlen, "sdf '%s': grid origin and cell must be finite, cell > 0", name);
+    }
+    size_t n = (size_t)def->res[0] * (size_t)def->res[1] * (size_t)def->res[2];
+    for (size_t k = 0; k < n; k++) {
+      if (!isfinite(def->grid[k])) {
+        return fail(err, errlen, "sdf '%s': grid value %zu is not finite", name, k);
+      }
+    }
+  }
   return 0;
 }
 
@@ -395,6 +461,27 @@ static void lay_out_model(tf_model* m, layout* l, size_t names_size) {
   TF_INTS(hull_face_vertadr, m->nhullface);
   TF_INTS(hull_face_vertnum, m->nhullface);
   TF_INTS(hull_face_vert, m->nhullfacevert);
+  int nm = m->nmesh, ns = m->nsdf;
+  TF_INTS(mesh_vertadr, nm);
+  TF_INTS(mesh_vertnum, nm);
+  TF_INTS(mesh_faceadr, nm);
+  TF_INTS(mesh_facenum, nm);
+  TF_DOUBLES(mesh_rbound, nm);
+  TF_DOUBLES(mesh_vert, 3 * m->nmeshvert);
+  TF_INTS(mesh_face, 3 * m->nmeshface);
+  m->sdf_fn = carve(l, sizeof(tf_sdf_fn) * (size_t)ns);
+  m->sdf_paramadr = carve(l, sizeof(size_t) * (size_t)ns);
+  m->sdf_gridadr = carve(l, sizeof(size_t) * (size_t)ns);
+  TF_INTS(sdf_res, 3 * ns);
+  TF_INTS(sdf_mesh, ns);
+  TF_DOUBLES(sdf_grid_origin, 3 * ns);
+  TF_DOUBLES(sdf_grid_cell, ns);
+  TF_DOUBLES(sdf_aabb, 6 * ns);
+  TF_DOUBLES(sdf_error_bound, ns);
+  m->sdf_param = carve(l, m->nsdfparam);
+  m->sdf_grid = carve(l, sizeof(float) * m->nsdfgrid);
+  TF_INTS(geom_meshid, ng);
+  TF_INTS(geom_sdfid, ng);
   TF_INTS(eq_type, ne);
   TF_INTS(eq_body1, ne);
   TF_INTS(eq_body2, ne);
@@ -539,9 +626,45 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
     fvadr += hull->nfacevert;
   }
 
+  int mv = 0, mf = 0;
+  for (int i = 0; i < b->nmesh; i++) {
+    const tf_builder_mesh* mesh = &b->meshes[i];
+    m->mesh_vertadr[i] = mv;
+    m->mesh_vertnum[i] = mesh->nvert;
+    m->mesh_faceadr[i] = mf;
+    m->mesh_facenum[i] = mesh->nface;
+    memcpy(m->mesh_vert + 3 * mv, mesh->vert, sizeof(double) * 3 * (size_t)mesh->nvert);
+    memcpy(m->mesh_face + 3 * mf, mesh->face, sizeof(int) * 3 * (size_t)mesh->nface);
+    double r = 0;
+    for (int k = 0; k < mesh->nvert; k++) r = fmax(r, tf_vec3_norm(mesh->vert + 3 * k));
+    m->mesh_rbound[i] = r;
+    mv += mesh->nvert;
+    mf += mesh->nface;
+  }
+  size_t padr = 0, gadr = 0;
+  for (int i = 0; i < b->nsdf; i++) {
+    const tf_sdf_def* def = &b->sdfs[i].def;
+    m->sdf_fn[i] = def->fn;
+    m->sdf_paramadr[i] = padr;
+    if (def->params_size) memcpy(m->sdf_param + padr, def->params, def->params_size);
+    padr += (def->params_size + 15) & ~(size_t)15;
+    m->sdf_gridadr[i] = gadr;
+    size_t n = def->grid ? (size_t)def->res[0] * (size_t)def->res[1] * (size_t)def->res[2] : 0;
+    if (n) memcpy(m->sdf_grid + gadr, def->grid, sizeof(float) * n);
+    gadr += n;
+    for (int k = 0; k < 3; k++) m->sdf_res[3 * i + k] = def->grid ? def->res[k] : 0;
+    m->sdf_mesh[i] = def->mesh;
+    tf_vec3_copy(m->sdf_grid_origin + 3 * i, def->grid_origin);
+    m->sdf_grid_cell[i] = def->grid_cell;
+    memcpy(m->sdf_aabb + 6 * i, def->aabb, 6 * sizeof(double));
+    m->sdf_error_bound[i] = def->error_bound;
+  }
+
   for (int g = 0; g < b->ngeom; g++) {
     const tf_geom_def* def = &b->geoms[g];
     m->geom_type[g] = def->type;
+    m->geom_meshid[g] = def->mesh;
+    m->geom_sdfid[g] = def->sdf;
     m->geom_bodyid[g] = def->body;
     m->geom_hullid[g] = def->type == TF_GEOM_HULL ? def->hull : -1;
     m->geom_condim[g] = def->condim;
@@ -574,6 +697,17 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
       case TF_GEOM_HULL:
         rbound = hulls[def->hull].rbound;
         break;
+      case TF_GEOM_MESH:
+        rbound = m->mesh_rbound[def->mesh];
+        break;
+      case TF_GEOM_SDF: {
+        // the farthest corner of the solid's box from the geom origin
+        const double* box = m->sdf_aabb + 6 * def->sdf;
+        double far[3];
+        for (int k = 0; k < 3; k++) far[k] = fmax(fabs(box[k]), fabs(box[3 + k]));
+        rbound = tf_vec3_norm(far);
+        break;
+      }
       default:
         break;  // planes are unbounded: the broadphase treats them apart
     }
@@ -702,6 +836,19 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
     names_size += (b->equalities[e].name ? strlen(b->equalities[e].name) : 0) + 1;
   }
   if (check_pairs(b, err, errlen)) goto done;
+  int nmeshvert = 0, nmeshface = 0;
+  for (int i = 0; i < b->nmesh; i++) {
+    if (check_mesh(b, i, err, errlen)) goto done;
+    nmeshvert += b->meshes[i].nvert;
+    nmeshface += b->meshes[i].nface;
+  }
+  size_t nsdfparam = 0, nsdfgrid = 0;
+  for (int i = 0; i < b->nsdf; i++) {
+    if (check_sdf(b, i, err, errlen)) goto done;
+    const tf_sdf_def* def = &b->sdfs[i].def;
+    nsdfparam += (def->params_size + 15) & ~(size_t)15;
+    if (def->grid) nsdfgrid += (size_t)def->res[0] * (size_t)def->res[1] * (size_t)def->res[2];
+  }
   if (b->opt.integrator == TF_INTEGRATOR_RK4) {
     int constrained = b->neq > 0;
     for (int j = 0; j < b->njnt; j++) {
@@ -748,6 +895,12 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
   m->nhullvert = nhullvert;
   m->nhullface = nhullface;
   m->nhullfacevert = nhullfacevert;
+  m->nmesh = b->nmesh;
+  m->nmeshvert = nmeshvert;
+  m->nmeshface = nmeshface;
+  m->nsdf = b->nsdf;
+  m->nsdfparam = nsdfparam;
+  m->nsdfgrid = nsdfgrid;
   m->neq = b->neq;
   m->nexclude = b->nexclude;
   m->ninclude = b->ninclude;

@@ -47,6 +47,8 @@ typedef enum tf_geom_type {
   TF_GEOM_BOX,        // size[0..2] half-sizes
   TF_GEOM_CYLINDER,   // size[0] radius, size[1] half-length along z
   TF_GEOM_HULL,       // convex hull built by qhull from a point set (tf_builder_add_hull)
+  TF_GEOM_MESH,       // triangle mesh (tf_builder_add_mesh); collides through a baked SDF
+  TF_GEOM_SDF,        // signed distance field, analytic or grid (tf_builder_add_sdf)
   TF_GEOM_NTYPE
 } tf_geom_type;
 
@@ -141,6 +143,8 @@ typedef struct tf_geom_def {
   double pos[3];   // in the body frame
   double quat[4];
   int hull;            // hull id for TF_GEOM_HULL
+  int mesh;            // mesh id for TF_GEOM_MESH (its surface), -1 if none
+  int sdf;             // sdf id for TF_GEOM_SDF, or a baked SDF of a TF_GEOM_MESH; -1 if none
   double friction[2];  // sliding mu, torsional mu (m, condim 4); a pair takes the larger
   int condim;          // 1 frictionless, 3 sliding friction, 4 plus torsional
   unsigned contype;    // a pair collides if (contype1 & conaffinity2) | (contype2 & conaffinity1)
@@ -149,6 +153,25 @@ typedef struct tf_geom_def {
   double solref[2];  // newton only: time constant (s), damping ratio
   double solimp[3];  // newton only: d0, dwidth, width (m)
 } tf_geom_def;
+
+// an analytic signed distance (negative inside) at p in the geom frame, with its gradient
+// (unit length near the surface); params is the model's copy of tf_sdf_def.params
+typedef double (*tf_sdf_fn)(const void* params, const double p[3], double grad[3]);
+
+typedef struct tf_sdf_def {
+  const char* name;
+  tf_sdf_fn fn;            // analytic SDF, or NULL for a grid SDF
+  const void* params;      // bytes copied on compile (plain data, no pointers)
+  size_t params_size;
+  const float* grid;       // grid SDF values, res[0] x res[1] x res[2] nodes, x fastest
+  int res[3];
+  double grid_origin[3];   // geom-frame position of node (0, 0, 0)
+  double grid_cell;        // node spacing (m)
+  double aabb[6];          // lo[3], hi[3]: a box holding the solid, geom frame
+  double error_bound;      // m: how far the value may be from the true distance near the
+                           // surface (0: exact); a bound is never above the true distance
+  int mesh;                // a surface mesh of the same solid for sampling, -1 if none
+} tf_sdf_def;
 
 typedef struct tf_equality_def {
   const char* name;
@@ -174,6 +197,7 @@ typedef struct tf_option {
   tf_solver_type solver;  // default al
   tf_solver_settings solver_opt;
   double min_margin;  // m: candidates this close are always rows (resting contact); 1e-4
+  int max_pair_contacts;  // contacts kept per geom pair after reduction (default 128, <= 128)
   int nconmax;        // contact buffer per data (default 128); overflow is counted
 } tf_option;
 
@@ -199,6 +223,12 @@ int tf_builder_add_equality(tf_builder* b, const tf_equality_def* def);
 // a convex hull of npoints points (x y z, in the geom frame), built on compile with qhull;
 // returns the hull id for tf_geom_def.hull
 int tf_builder_add_hull(tf_builder* b, const char* name, const double* points, int npoints);
+// a triangle mesh (vertices x y z, faces as vertex index triples, counter-clockwise seen
+// from outside), copied; returns the mesh id for tf_geom_def.mesh / tf_sdf_def.mesh
+int tf_builder_add_mesh(tf_builder* b, const char* name, const double* vert, int nvert,
+                        const int* face, int nface);
+// a signed distance field, copied (params and grid); returns the sdf id for tf_geom_def.sdf
+int tf_builder_add_sdf(tf_builder* b, const tf_sdf_def* def);
 // never collide geoms of these two bodies / always consider this geom pair
 int tf_builder_exclude_pair(tf_builder* b, int body1, int body2);
 int tf_builder_include_pair(tf_builder* b, int geom1, int geom2);
@@ -217,6 +247,12 @@ typedef struct tf_model {
   int nhullvert;      // vertices of all hulls
   int nhullface;      // faces of all hulls
   int nhullfacevert;  // face-vertex indices of all hulls
+  int nmesh;
+  int nmeshvert;      // vertices of all meshes
+  int nmeshface;      // triangles of all meshes
+  int nsdf;
+  size_t nsdfparam;   // bytes of all analytic SDF parameters
+  size_t nsdfgrid;    // values of all grid SDFs
   int neq;            // equality constraints
   int nexclude;       // excluded body pairs
   int ninclude;       // explicitly included geom pairs
@@ -288,6 +324,30 @@ typedef struct tf_model {
   int* hull_face_vertadr;   // (nhullface) relative to the hull's face-vertex start
   int* hull_face_vertnum;   // (nhullface)
   int* hull_face_vert;      // (nhullfacevert) relative to the hull's first vertex
+
+  // meshes
+  int* mesh_vertadr;         // (nmesh)
+  int* mesh_vertnum;         // (nmesh)
+  int* mesh_faceadr;         // (nmesh)
+  int* mesh_facenum;         // (nmesh)
+  double* mesh_rbound;       // (nmesh) largest vertex norm
+  double* mesh_vert;         // (nmeshvert x 3)
+  int* mesh_face;            // (nmeshface x 3) relative to the mesh's first vertex
+
+  // signed distance fields
+  tf_sdf_fn* sdf_fn;         // (nsdf) NULL for grids
+  size_t* sdf_paramadr;      // (nsdf) byte offset into sdf_param
+  size_t* sdf_gridadr;       // (nsdf) offset into sdf_grid
+  int* sdf_res;              // (nsdf x 3)
+  int* sdf_mesh;             // (nsdf) mesh id or -1
+  double* sdf_grid_origin;   // (nsdf x 3)
+  double* sdf_grid_cell;     // (nsdf)
+  double* sdf_aabb;          // (nsdf x 6)
+  double* sdf_error_bound;   // (nsdf)
+  unsigned char* sdf_param;  // (nsdfparam) 16-byte aligned per sdf
+  float* sdf_grid;           // (nsdfgrid)
+  int* geom_meshid;          // (ngeom)
+  int* geom_sdfid;           // (ngeom)
 
   // equality constraints
   int* eq_type;        // (neq) tf_equality_type
@@ -388,6 +448,8 @@ typedef struct tf_data {
   int ncon;                  // contacts of the last step
   tf_contact* contact;       // (nconmax)
   int ncon_wanted;           // contacts found, including those the buffer could not hold
+  int ncon_candidates;    // contact candidates before per-pair reduction
+  int ncon_dropped;       // candidates the reduction dropped
   int ncon_prev;             // the previous step's contacts, for warm starts
   tf_contact* contact_prev;  // (nconmax)
 
