@@ -11,7 +11,7 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # determinism and portable binaries: no -march=native, no -ffast-math, no FMA contraction
 CFLAGS_BASE := -std=c11 -g -Wall -Wextra -Werror -ffp-contract=off -D_DEFAULT_SOURCE \
-  -Iengine -Itasks -Icli $(PKG_CFLAGS)
+  -Iengine -Iassets -Itasks -Icli $(PKG_CFLAGS)
 OPT ?= -O2
 SAN ?=
 VALGRIND ?= 1
@@ -20,6 +20,7 @@ LDLIBS := $(PKG_LIBS) -lm -lpthread
 DEPFLAGS = -MMD -MP
 
 ENGINE_SRC := $(wildcard engine/*.c)
+ASSETS_SRC := $(wildcard assets/*.c)
 TASKS_SRC := $(wildcard tasks/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*/test_*.c)
@@ -27,6 +28,7 @@ BENCH_SRC := $(wildcard bench/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 ENGINE_LIB := $(BUILD)/libtightfit_engine.a
+ASSETS_LIB := $(BUILD)/libtightfit_assets.a
 TASKS_LIB := $(BUILD)/libtightfit_tasks.a
 CLI_BIN := $(BUILD)/tightfit
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -50,18 +52,22 @@ $(ENGINE_LIB): $(call obj,$(ENGINE_SRC))
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
 
+$(ASSETS_LIB): $(call obj,$(ASSETS_SRC))
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+
 $(TASKS_LIB): $(call obj,$(TASKS_SRC))
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
 
-$(CLI_BIN): $(call obj,$(CLI_SRC)) $(TASKS_LIB) $(ENGINE_LIB)
+$(CLI_BIN): $(call obj,$(CLI_SRC)) $(TASKS_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TASKS_LIB) $(ENGINE_LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TASKS_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
-$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(TASKS_LIB) $(ENGINE_LIB)
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(TASKS_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -93,7 +99,7 @@ asan: deps
 clean:
 	rm -rf build out/demo
 
-FORMAT_SRC = $(ENGINE_SRC) $(TASKS_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) $(wildcard */*.h)
+FORMAT_SRC = $(ENGINE_SRC) $(ASSETS_SRC) $(TASKS_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) $(wildcard */*.h)
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:

@@ -1,0 +1,135 @@
+// The part registry and the key=value parameter parsing every part shares.
+#include "parts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parts_internal.h"
+
+static const tf_part_info* const parts[] = {
+    &tf_part_peg, &tf_part_hole, &tf_part_bolt, &tf_part_nut, &tf_part_gear,
+    &tf_part_connector_plug, &tf_part_connector_socket,
+};
+
+int tf_part_count(void) { return (int)(sizeof(parts) / sizeof(parts[0])); }
+
+const tf_part_info* tf_part_at(int index) {
+  return index >= 0 && index < tf_part_count() ? parts[index] : NULL;
+}
+
+const tf_part_info* tf_part_find(const char* name) {
+  for (int i = 0; name && i < tf_part_count(); i++) {
+    if (strcmp(parts[i]->name, name) == 0) return parts[i];
+  }
+  return NULL;
+}
+
+// index of `value` among the '|'-separated choices, -1 if absent
+static int choice_index(const char* choices, const char* value) {
+  size_t n = strlen(value);
+  int index = 0;
+  for (const char* c = choices; *c; index++) {
+    const char* end = strchr(c, '|');
+    size_t len = end ? (size_t)(end - c) : strlen(c);
+    if (len == n && strncmp(c, value, n) == 0) return index;
+    if (!end) break;
+    c = end + 1;
+  }
+  return -1;
+}
+
+int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* values, char* err,
+                  size_t errlen) {
+  for (int i = 0; i < part->nparam; i++) values[i] = part->params[i].value;
+  for (int k = 0; k < nkv; k++) {
+    int found = -1;
+    for (int i = 0; i < part->nparam && found < 0; i++) {
+      if (kv[k].key && strcmp(kv[k].key, part->params[i].key) == 0) found = i;
+    }
+    if (found < 0) {
+      size_t at = (size_t)snprintf(err, errlen, "part '%s': unknown parameter '%s' (valid:",
+                                   part->name, kv[k].key ? kv[k].key : "");
+      for (int i = 0; i < part->nparam && at < errlen; i++) {
+        at += (size_t)snprintf(err + at, errlen - at, " %s", part->params[i].key);
+      }
+      if (at < errlen) snprintf(err + at, errlen - at, ")");
+      return -1;
+    }
+    const tf_param_spec* spec = &part->params[found];
+    const char* text = kv[k].value ? kv[k].value : "";
+    if (spec->choices) {
+      int index = choice_index(spec->choices, text);
+      if (index < 0) {
+        snprintf(err, errlen, "part '%s': %s must be one of %s (got '%s')", part->name,
+                 spec->key, spec->choices, text);
+        return -1;
+      }
+      values[found] = index;
+      continue;
+    }
+    char* end = NULL;
+    double x = strtod(text, &end);
+    if (end == text || *end != 0 || !isfinite(x)) {
+      snprintf(err, errlen, "part '%s': %s needs a number, got '%s'", part->name, spec->key,
+               text);
+      return -1;
+    }
+    if (x < spec->lo || x > spec->hi) {
+      snprintf(err, errlen, "part '%s': %s must be in [%g, %g] %s (got %g)", part->name,
+               spec->key, spec->lo, spec->hi, spec->unit, x);
+      return -1;
+    }
+    values[found] = x;
+  }
+  return 0;
+}
+
+int tf_part_build(const char* name, const tf_kv* kv, int nkv, tf_part_geometry* out, char* err,
+                  size_t errlen) {
+  memset(out, 0, sizeof(*out));
+  const tf_part_info* part = tf_part_find(name);
+  if (!part) {
+    size_t at = (size_t)snprintf(err, errlen, "unknown part '%s' (valid:", name ? name : "");
+    for (int i = 0; i < tf_part_count() && at < errlen; i++) {
+      at += (size_t)snprintf(err + at, errlen - at, " %s", parts[i]->name);
+    }
+    if (at < errlen) snprintf(err + at, errlen - at, ")");
+    return -1;
+  }
+  double values[64];
+  if (part->nparam > 64) {
+    snprintf(err, errlen, "part '%s': too many parameters", name);
+    return -1;
+  }
+  if (tf_part_parse(part, kv, nkv, values, err, errlen)) return -1;
+  if (part->build(values, out, err, errlen)) {
+    tf_part_geometry_free(out);
+    return -1;
+  }
+  return 0;
+}
+
+void tf_part_geometry_free(tf_part_geometry* g) {
+  if (!g) return;
+  free(g->params);
+  free(g->vert);
+  free(g->face);
+  memset(g, 0, sizeof(*g));
+}
+
+int tf_part_add_to_builder(tf_builder* b, const char* name, const tf_part_geometry* g) {
+  int mesh = tf_builder_add_mesh(b, name, g->vert, g->nvert, g->face, g->nface);
+  if (mesh < 0) return -1;
+  tf_sdf_def def;
+  memset(&def, 0, sizeof(def));
+  def.name = name;
+  def.fn = g->fn;
+  def.params = g->params;
+  def.params_size = g->params_size;
+  memcpy(def.aabb, g->aabb, sizeof(def.aabb));
+  def.error_bound = g->error_bound;
+  def.mesh = mesh;
+  return tf_builder_add_sdf(b, &def);
+}

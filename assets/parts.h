@@ -1,0 +1,69 @@
+// Parametric assembly parts: each gives an analytic signed distance (exact, or a tight lower
+// bound with a stated error), a watertight triangle mesh at a chosen resolution, and OBJ /
+// STL export. Parameters come as key=value strings, checked against the part's schema.
+#ifndef TF_PARTS_H
+#define TF_PARTS_H
+
+#include <stddef.h>
+
+#include "tightfit.h"
+
+typedef struct tf_kv {
+  const char* key;
+  const char* value;
+} tf_kv;
+
+// what a part build produces; free with tf_part_geometry_free
+typedef struct tf_part_geometry {
+  tf_sdf_fn fn;          // analytic SDF, geom frame (the part's own frame)
+  void* params;          // plain-data parameters for fn (heap)
+  size_t params_size;
+  double aabb[6];        // lo[3], hi[3] holding the solid
+  double error_bound;    // m: |fn - exact distance| near the surface; 0 = exact
+  double* vert;          // (nvert x 3) watertight mesh, faces counter-clockwise from outside
+  int nvert;
+  int* face;             // (nface x 3)
+  int nface;
+  double chord_error;    // m: largest distance between the mesh and the true surface
+} tf_part_geometry;
+
+// one parameter of a part's schema; a parameter with choices takes one of the names
+// ("round|square") and its value is the index of the choice
+typedef struct tf_param_spec {
+  const char* key;
+  double value;          // default
+  double lo, hi;         // accepted range (inclusive)
+  const char* unit;      // "m", "um", "deg", "" ...
+  const char* choices;   // NULL for numbers, else "a|b|c"
+  const char* help;
+} tf_param_spec;
+
+typedef struct tf_part_info {
+  const char* name;
+  const char* description;
+  const tf_param_spec* params;
+  int nparam;
+  // builds the part from parsed values (one per schema entry, in order)
+  int (*build)(const double* values, tf_part_geometry* out, char* err, size_t errlen);
+} tf_part_info;
+
+int tf_part_count(void);
+const tf_part_info* tf_part_at(int index);
+const tf_part_info* tf_part_find(const char* name);
+
+// parses key=value pairs against the part's schema (defaults for the rest) and builds it;
+// unknown keys (the message lists the valid ones), bad numbers, values out of range and
+// unknown choices give -1 and a one-line message naming the part and the key
+int tf_part_build(const char* name, const tf_kv* kv, int nkv, tf_part_geometry* out, char* err,
+                  size_t errlen);
+void tf_part_geometry_free(tf_part_geometry* geometry);
+
+// the values of a schema after applying kv (shared by tf_part_build and tests)
+int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* values, char* err,
+                  size_t errlen);
+
+// registers the part's mesh and SDF with a builder; returns the sdf id (its mesh is attached
+// as tf_sdf_def.mesh) or -1
+int tf_part_add_to_builder(tf_builder* b, const char* name, const tf_part_geometry* geometry);
+
+#endif  // TF_PARTS_H
