@@ -252,13 +252,14 @@ static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int 
   int n = tf_collide_n(&s1, &s2, margin, m->opt.max_pair_contacts, pts, &candidates);
   d->ncon_candidates += candidates;
   d->ncon_dropped += candidates - n;
-  int speculative = 0;
+  int speculative = 0, touching = 0;
   for (int i = 0; i < n; i++) {
     const tf_contact_point* p = &pts[i];
     if (p->dist > always) {
       speculative = 1;
       continue;
     }
+    touching = 1;
     double p1[3], p2[3];
     for (int k = 0; k < 3; k++) {
       p1[k] = p->pos[k] - 0.5 * p->dist * p->normal[k];
@@ -267,7 +268,33 @@ static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int 
     if (add_contact(m, d, g1, g2, p1, p2, p->normal, 0)) return;
   }
   if (!speculative) return;
-  // the farther points count only if the paths over the step really meet
+  if (touching) {
+    // already touching, so a time of impact would answer 0 and re-add the same points. The
+    // manifold's farther points (a tilted box's lifted corners) share the touching face's
+    // normal, along which their straight-line approach is their real path: each becomes a
+    // row if it closes its gap within the step
+    for (int i = 0; i < n; i++) {
+      const tf_contact_point* p = &pts[i];
+      if (p->dist <= always) continue;
+      double v1[3], v2[3], r[3], w[3];
+      tf_vec3_sub(r, p->pos, s1.pos);
+      tf_vec3_cross(w, m1.omega, r);
+      tf_vec3_add(v1, m1.vel, w);
+      tf_vec3_sub(r, p->pos, s2.pos);
+      tf_vec3_cross(w, m2.omega, r);
+      tf_vec3_add(v2, m2.vel, w);
+      double closing = tf_vec3_dot(v1, p->normal) - tf_vec3_dot(v2, p->normal);
+      if (p->dist - closing * h > always) continue;
+      double p1[3], p2[3];
+      for (int k = 0; k < 3; k++) {
+        p1[k] = p->pos[k] - 0.5 * p->dist * p->normal[k];
+        p2[k] = p->pos[k] + 0.5 * p->dist * p->normal[k];
+      }
+      if (add_contact(m, d, g1, g2, p1, p2, p->normal, 1)) return;
+    }
+    return;
+  }
+  // a separated pair: the farther points count only if the paths over the step really meet
   double normal[3], pa[3], pb[3];
   double t = tf_time_of_impact(&s1, &m1, &s2, &m2, h, 0.25 * m->opt.min_margin, normal, pa, pb);
   if (t <= h) add_toi_contacts(m, d, g1, g2, &s1, &s2, &m1, &m2, t);

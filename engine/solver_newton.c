@@ -5,15 +5,27 @@
 // constraints", ICRA 2014). Written here at the velocity level of solver.h.
 //
 // Every row i gets a soft reference. Its impedance d in (0, 1) comes from solimp (d0, dwidth,
-// width) at the distance r = |pos| (the norm over an equality block): d0 at r = 0 rising to
-// dwidth at r >= width along MuJoCo's smooth curve (power 2, midpoint 0.5), clamped to
-// [1e-4, 0.9999]. solref (timeconst, dampratio) sets a mass-normalised spring-damper
+// width) at the distance r: the overlap -pos of a contact or limit (its normal's for every
+// row of a contact), |pos| of a joint friction row, the norm of pos over an equality block;
+// d0 at r = 0 rising to dwidth at r >= width along MuJoCo's smooth curve (power 2, midpoint
+// 0.5), clamped to [1e-4, 0.9999]. solref (timeconst, dampratio) sets a mass-normalised
+// spring-damper
 //   k = 1 / (dmax^2 timeconst^2 dampratio^2),  b = 2 / (dmax timeconst),  dmax = dwidth
 // (timeconst at least 2 h, MuJoCo's refsafe; negative solref gives k = -solref[0] / dmax^2,
 // b = -solref[1] / dmax directly), and the reference row acceleration
-//   aref = -b (J v0) - k d pos,   so the row's target velocity is t = J v0 + h aref.
+//   aref = -b (J v0) - k d pos,   so the row's target velocity is t = J v0 + h aref
+// (J v at the end of the step is J v0 + h J a, MuJoCo's J a = aref). A contact or limit
+// still short of its surface (pos > 0: a speculative row, which MuJoCo never makes) has no
+// spring yet: its target is t = -pos / h, the step may close the gap but not pass it, and
+// it is soft as at the touch (d0). (aref there would ask for J v >= J v0 (1 - h b) -
+// h k d pos, far above -pos / h (h k d ~ 26 / s against 1 / h = 100 / s at h = 10 ms): the
+// body was braked short of the surface and hovered.) step.c then lands such a body at the
+// surface; its position pass leaves the overlap of resting contacts to the soft model.
 // The regulariser R_i = (1 - d) / d * Ahat_ii, Ahat_ii = (J A^-1 J^T)_ii (exact here, one
 // solve with A's factor per row), makes a row's impulse -(J_i v - t_i) / R_i: the softness.
+// MuJoCo takes an approximation instead, the bodies' translational inverse masses (body
+// invweight0) for a contact, which leaves out the lever arm: at a box's corner the exact
+// value is about 4 times larger, so these contacts are softer and sink deeper than MuJoCo's.
 // For a friction cone the tangential rows take R_k = R_n mu^2 / mu_k^2 (mu = the block's
 // largest coefficient; MuJoCo with impratio = 1), which is what makes the cone circular in
 // the scaled variables below.
@@ -42,7 +54,8 @@
 // smooth acceleration).
 //
 // tf_constraint_residuals reports the hard-constraint violation of the soft answer: nonzero
-// by design (a box at rest sinks at about (1 - d) h g, stuck contacts creep).
+// by design (a body settles into a steady overlap, stuck contacts creep, and a sliding
+// contact lifts off: the cone's relaxation, MuJoCo's too).
 //
 // Scratch: one arena block of nv^2 + (5 + maxdim) nv + 6 nefc doubles.
 #include <float.h>
@@ -139,22 +152,31 @@ static void nt_soft_rows(nt_work* w) {
     const double* solimp = p->solimp ? p->solimp + 3 * blk : solimp_default;
     double k, bdamp;
     reference_gains(solref, solimp, p->h, &k, &bdamp);
-    double r_block = fabs(p->pos[adr]);
+    // the distance the impedance reads (one per block), and the gap of a contact or limit
+    // still short of its surface: such a speculative row, which MuJoCo never makes, has no
+    // reference yet; it only keeps the step from passing the gap, soft as at the touch
+    double r = fabs(p->pos[adr]), gap = 0;
     if (type == TF_EFC_EQUALITY) {
       double s2 = 0;
       for (int j = 0; j < dim; j++) s2 += p->pos[adr + j] * p->pos[adr + j];
-      r_block = sqrt(s2);
+      r = sqrt(s2);
+    } else if (type == TF_EFC_CONTACT || type == TF_EFC_LIMIT) {
+      r = fmax(-p->pos[adr], 0);
+      gap = fmax(p->pos[adr], 0);
     }
+    double d = impedance(solimp, r);
     double mu = contact_mu(p, blk);
     double r_normal = 0;
     for (int j = 0; j < dim; j++) {
       int i = adr + j;
       const double* row = p->J + (size_t)i * (size_t)nv;
-      int per_row = type == TF_EFC_FRICTION || type == TF_EFC_LIMIT;
-      double d = impedance(solimp, per_row ? fabs(p->pos[i]) : r_block);
       double jv0 = dot(row, p->v0, nv);
-      double aref = -bdamp * jv0 - k * d * p->pos[i];
-      w->target[i] = jv0 + p->h * aref;
+      if (j == 0 && gap > 0) {
+        w->target[i] = -gap / p->h;
+      } else {
+        double aref = -bdamp * jv0 - k * d * p->pos[i];
+        w->target[i] = jv0 + p->h * aref;
+      }
       double R;
       if (type == TF_EFC_CONTACT && j > 0) {
         // friction rows of a cone follow the normal; frictionless directions carry nothing

@@ -6,7 +6,9 @@
 //
 // The position pass removes overlap that remains after the velocity solve (a linearised
 // split impulse over the contact normals and limits): it moves positions only, so an overlap
-// is never turned into separating velocity.
+// is never turned into separating velocity. Under newton it covers only bodies arriving from
+// a gap within the step, which it also stops along the normal: MuJoCo's soft contacts are
+// meant to overlap, and MuJoCo has no such pass (see substep_euler).
 // Substeps (solver setting) split the step into n equal steps, each with its own collision.
 #include <math.h>
 #include <string.h>
@@ -63,45 +65,21 @@ static void make_problem(const tf_model* m, tf_data* d, double h, const double* 
   p->solimp = d->efc_solimp;
 }
 
-// removes the overlap the rows predict after moving with v by h: a projected Gauss-Seidel
-// on the normal and limit rows for a position change dq = A^-1 J^T mu, mu >= 0, with
-// J dq >= -gap wherever the predicted gap is negative (and never closing the others past 0)
-static void position_pass(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
-                          const double* v, double h) {
-  int nv = m->nv;
+// x = A^-1 J^T mu over the given rows, mu >= 0, with J_i x >= -gap_i for each of them
+// (complementary to mu_i): a projected Gauss-Seidel on J A^-1 J^T
+static void push_apart(tf_data* d, const tf_constraint_problem* p, const int* rows,
+                       const double* gap, int n, double* out) {
+  int nv = p->nv;
   size_t mark = tf_arena_mark(d);
-  int* rows = (int*)tf_arena_doubles(d, (size_t)d->nefc);
-  int n = 0;
-  double worst = 0;
-  for (int blk = 0; blk < d->nblock; blk++) {
-    int type = d->efc_block_type[blk];
-    if (type != TF_EFC_CONTACT && type != TF_EFC_LIMIT) continue;
-    int r = d->efc_block_adr[blk];
-    rows[n++] = r;
-  }
-  double* gap = tf_arena_doubles(d, (size_t)(n > 0 ? n : 1));
-  for (int i = 0; i < n; i++) {
-    const double* row = d->efc_J + (size_t)rows[i] * (size_t)nv;
-    double jv = 0;
-    for (int k = 0; k < nv; k++) jv += row[k] * v[k];
-    gap[i] = d->efc_pos[rows[i]] + h * jv;
-    worst = fmin(worst, gap[i]);
-  }
-  // nothing to do unless something overlaps by more than numerical noise
-  if (worst > -1e-10) {
-    tf_arena_release(d, mark);
-    return;
-  }
   double* x = tf_arena_doubles(d, (size_t)n * (size_t)nv);  // A^-1 J_i^T per row
   double* w = tf_arena_doubles(d, (size_t)n * (size_t)n);
   double* mu = tf_arena_doubles(d, (size_t)n);
-  double* dq = tf_arena_doubles(d, (size_t)nv);
   for (int i = 0; i < n; i++) {
-    memcpy(x + (size_t)i * nv, d->efc_J + (size_t)rows[i] * (size_t)nv, sizeof(double) * nv);
+    memcpy(x + (size_t)i * nv, p->J + (size_t)rows[i] * (size_t)nv, sizeof(double) * nv);
     tf_solve_A(p, x + (size_t)i * nv);
   }
   for (int i = 0; i < n; i++) {
-    const double* row = d->efc_J + (size_t)rows[i] * (size_t)nv;
+    const double* row = p->J + (size_t)rows[i] * (size_t)nv;
     for (int j = 0; j < n; j++) {
       double s = 0;
       for (int k = 0; k < nv; k++) s += row[k] * x[(size_t)j * nv + k];
@@ -121,11 +99,62 @@ static void position_pass(const tf_model* m, tf_data* d, const tf_constraint_pro
     }
     if (change < 1e-13) break;
   }
-  memset(dq, 0, sizeof(double) * nv);
+  memset(out, 0, sizeof(double) * nv);
   for (int i = 0; i < n; i++) {
-    for (int k = 0; k < nv; k++) dq[k] += x[(size_t)i * nv + k] * mu[i];
+    for (int k = 0; k < nv; k++) out[k] += x[(size_t)i * nv + k] * mu[i];
   }
-  tf_integrate_pos(m, d->qpos, d->qpos, dq, 1.0);
+  tf_arena_release(d, mark);
+}
+
+// removes the overlap the rows predict after moving with v by h: positions move by
+// dq = A^-1 J^T mu with J dq >= -gap wherever the predicted gap is negative (and never
+// closing the others past 0), over the normal and limit rows. soft (newton): only over the
+// rows whose gap was open by more than min_margin at the step's start, i.e. bodies arriving
+// this step (speculative rows, which MuJoCo does not have); those rows also lose their
+// approach velocity (J v >= 0), so the soft contact starts at the touch from rest along its
+// normal. Resting rows are left to the soft model
+static void position_pass(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
+                          const double* v, double h, int soft) {
+  int nv = m->nv;
+  size_t mark = tf_arena_mark(d);
+  int* rows = (int*)tf_arena_doubles(d, (size_t)d->nefc);
+  int n = 0;
+  for (int blk = 0; blk < d->nblock; blk++) {
+    int type = d->efc_block_type[blk];
+    if (type != TF_EFC_CONTACT && type != TF_EFC_LIMIT) continue;
+    int r = d->efc_block_adr[blk];
+    if (soft && !(d->efc_pos[r] > m->opt.min_margin)) continue;
+    rows[n++] = r;
+  }
+  double* gap = tf_arena_doubles(d, (size_t)(n > 0 ? n : 1));
+  double* jv = tf_arena_doubles(d, (size_t)(n > 0 ? n : 1));
+  double worst = 0;
+  for (int i = 0; i < n; i++) {
+    const double* row = d->efc_J + (size_t)rows[i] * (size_t)nv;
+    jv[i] = 0;
+    for (int k = 0; k < nv; k++) jv[i] += row[k] * v[k];
+    gap[i] = d->efc_pos[rows[i]] + h * jv[i];
+    worst = fmin(worst, gap[i]);
+  }
+  // nothing to do unless something overlaps by more than numerical noise
+  if (worst > -1e-10) {
+    tf_arena_release(d, mark);
+    return;
+  }
+  double* dx = tf_arena_doubles(d, (size_t)nv);
+  push_apart(d, p, rows, gap, n, dx);
+  tf_integrate_pos(m, d->qpos, d->qpos, dx, 1.0);
+  if (soft) {
+    // the rows that touched: their row velocity becomes >= 0
+    int arrived = 0;
+    for (int i = 0; i < n; i++) {
+      if (gap[i] > 0) continue;
+      rows[arrived] = rows[i];
+      jv[arrived++] = jv[i];
+    }
+    push_apart(d, p, rows, jv, arrived, dx);
+    for (int k = 0; k < nv; k++) d->qvel[k] += dx[k];
+  }
   tf_arena_release(d, mark);
 }
 
@@ -191,9 +220,16 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
     status = 0;
   }
   d->timer[TF_TIMER_INTEGRATE] += tf_clock() - t0;
+  // newton only on arrivals: its soft contacts hold a body up by the spring of aref acting on
+  // the overlap (MuJoCo's steady penetration, R f / (k d)), and MuJoCo has no position pass.
+  // Removing that overlap every step would leave only aref's damping to carry the load, at a
+  // sinking velocity R f / b that the pass hides in the positions and that adds up in a stack
+  // until the boxes pass through each other. A body arriving from a gap (a speculative row,
+  // which MuJoCo does not have either) still lands at the surface, stopped along the normal:
+  // else an 8 m/s ball would end its first step 5 mm deep in a 5 mm plate
   if (status == 0 && constrained && d->nefc > 0) {
     t0 = tf_clock();
-    position_pass(m, d, &problem, v, h);
+    position_pass(m, d, &problem, v, h, m->opt.solver == TF_SOLVER_NEWTON);
     d->timer[TF_TIMER_SOLVE] += tf_clock() - t0;
   }
   tf_arena_release(d, mark);
