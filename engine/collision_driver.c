@@ -268,7 +268,10 @@ static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int 
     if (add_contact(m, d, g1, g2, p1, p2, p->normal, 0)) return;
   }
   if (!speculative) return;
-  if (touching) {
+  // time of impact needs two convex distances; meshes and SDFs are not convex, so their
+  // farther points take the per-point approach test below, like a touching manifold
+  int nonconvex = m->geom_type[g1] >= TF_GEOM_MESH || m->geom_type[g2] >= TF_GEOM_MESH;
+  if (touching || nonconvex) {
     // already touching, so a time of impact would answer 0 and re-add the same points. The
     // manifold's farther points (a tilted box's lifted corners) share the touching face's
     // normal, along which their straight-line approach is their real path: each becomes a

@@ -1,87 +1,144 @@
 // The narrow-phase pair table: one function per pair of shape types, stored once with the
 // lower tf_geom_type first. A new shape adds a row and a column, never a branch: tf_collide
 // looks the pair up, swaps the shapes when they come in the other order and flips the normals
-// of what comes back. Pairs without a closed form go to the general convex code.
+// of what comes back. Pairs without a closed form go to the general convex code; pairs with an
+// SDF or a triangle mesh go to collision_sdf.c, which finds many candidates and reduces them
+// to the per-pair cap itself. A geom may carry both a mesh and an SDF: the entry picks which
+// one a pair uses.
+//
+// Two kinds of entry: a "few" function writes at most TF_MAX_PAIR_CONTACTS points and knows no
+// cap (tf_collide_n reduces its points with contact_reduce.h when they exceed the cap), a
+// "many" function takes the cap and reports its candidate count.
 #include <assert.h>
 #include <stddef.h>
 
 #include "collision.h"
 #include "collision_convex.h"
 #include "collision_primitive.h"
+#include "collision_sdf.h"
+#include "contact_reduce.h"
 
 typedef int (*tf_pair_fn)(const tf_shape* a, const tf_shape* b, double margin,
                           tf_contact_point* out);
+typedef int (*tf_pair_many_fn)(const tf_shape* a, const tf_shape* b, double margin, int cap,
+                               tf_contact_point* out, int* candidates);
+
+typedef struct pair_entry {
+  tf_pair_fn few;
+  tf_pair_many_fn many;
+} pair_entry;
+
+#define FEW(fn) \
+  { fn, NULL }
+#define MANY(fn) \
+  { NULL, fn }
 
 // [lower type][higher type]; entries below the diagonal stay empty, as does plane x plane
-static const tf_pair_fn pair_table[TF_GEOM_NTYPE][TF_GEOM_NTYPE] = {
+static const pair_entry pair_table[TF_GEOM_NTYPE][TF_GEOM_NTYPE] = {
     [TF_GEOM_PLANE] =
         {
-            [TF_GEOM_SPHERE] = tf_collide_plane_sphere,
-            [TF_GEOM_CAPSULE] = tf_collide_plane_capsule,
-            [TF_GEOM_BOX] = tf_collide_plane_box,
-            [TF_GEOM_CYLINDER] = tf_collide_plane_cylinder,
-            [TF_GEOM_HULL] = tf_collide_plane_convex,
+            [TF_GEOM_SPHERE] = FEW(tf_collide_plane_sphere),
+            [TF_GEOM_CAPSULE] = FEW(tf_collide_plane_capsule),
+            [TF_GEOM_BOX] = FEW(tf_collide_plane_box),
+            [TF_GEOM_CYLINDER] = FEW(tf_collide_plane_cylinder),
+            [TF_GEOM_HULL] = FEW(tf_collide_plane_convex),
+            [TF_GEOM_MESH] = MANY(tf_collide_primitive_mesh),
+            [TF_GEOM_SDF] = MANY(tf_collide_plane_sdf),
         },
     [TF_GEOM_SPHERE] =
         {
-            [TF_GEOM_SPHERE] = tf_collide_sphere_sphere,
-            [TF_GEOM_CAPSULE] = tf_collide_sphere_capsule,
-            [TF_GEOM_BOX] = tf_collide_sphere_box,
-            [TF_GEOM_CYLINDER] = tf_collide_convex,
-            [TF_GEOM_HULL] = tf_collide_convex,
+            [TF_GEOM_SPHERE] = FEW(tf_collide_sphere_sphere),
+            [TF_GEOM_CAPSULE] = FEW(tf_collide_sphere_capsule),
+            [TF_GEOM_BOX] = FEW(tf_collide_sphere_box),
+            [TF_GEOM_CYLINDER] = FEW(tf_collide_convex),
+            [TF_GEOM_HULL] = FEW(tf_collide_convex),
+            [TF_GEOM_MESH] = MANY(tf_collide_primitive_mesh),
+            [TF_GEOM_SDF] = MANY(tf_collide_shape_sdf),
         },
     [TF_GEOM_CAPSULE] =
         {
-            [TF_GEOM_CAPSULE] = tf_collide_capsule_capsule,
-            [TF_GEOM_BOX] = tf_collide_capsule_box,
-            [TF_GEOM_CYLINDER] = tf_collide_convex,
-            [TF_GEOM_HULL] = tf_collide_convex,
+            [TF_GEOM_CAPSULE] = FEW(tf_collide_capsule_capsule),
+            [TF_GEOM_BOX] = FEW(tf_collide_capsule_box),
+            [TF_GEOM_CYLINDER] = FEW(tf_collide_convex),
+            [TF_GEOM_HULL] = FEW(tf_collide_convex),
+            [TF_GEOM_MESH] = MANY(tf_collide_primitive_mesh),
+            [TF_GEOM_SDF] = MANY(tf_collide_shape_sdf),
         },
     [TF_GEOM_BOX] =
         {
-            [TF_GEOM_BOX] = tf_collide_box_box,
-            [TF_GEOM_CYLINDER] = tf_collide_convex,
-            [TF_GEOM_HULL] = tf_collide_convex,
+            [TF_GEOM_BOX] = FEW(tf_collide_box_box),
+            [TF_GEOM_CYLINDER] = FEW(tf_collide_convex),
+            [TF_GEOM_HULL] = FEW(tf_collide_convex),
+            [TF_GEOM_MESH] = MANY(tf_collide_primitive_mesh),
+            [TF_GEOM_SDF] = MANY(tf_collide_shape_sdf),
         },
     [TF_GEOM_CYLINDER] =
         {
-            [TF_GEOM_CYLINDER] = tf_collide_convex,
-            [TF_GEOM_HULL] = tf_collide_convex,
+            [TF_GEOM_CYLINDER] = FEW(tf_collide_convex),
+            [TF_GEOM_HULL] = FEW(tf_collide_convex),
+            [TF_GEOM_MESH] = MANY(tf_collide_primitive_mesh),
+            [TF_GEOM_SDF] = MANY(tf_collide_shape_sdf),
         },
     [TF_GEOM_HULL] =
         {
-            [TF_GEOM_HULL] = tf_collide_convex,
+            [TF_GEOM_HULL] = FEW(tf_collide_convex),
+            [TF_GEOM_MESH] = MANY(tf_collide_hull_mesh),
+            [TF_GEOM_SDF] = MANY(tf_collide_shape_sdf),
+        },
+    [TF_GEOM_MESH] =
+        {
+            [TF_GEOM_MESH] = MANY(tf_collide_mesh_mesh),
+            [TF_GEOM_SDF] = MANY(tf_collide_shape_sdf),
+        },
+    [TF_GEOM_SDF] =
+        {
+            [TF_GEOM_SDF] = MANY(tf_collide_sdf_sdf),
         },
 };
 
 // the stored entry of a pair, whichever order its types come in
-static tf_pair_fn pair_entry(int type1, int type2) {
+static const pair_entry* pair_lookup(int type1, int type2) {
   assert(type1 >= 0 && type1 < TF_GEOM_NTYPE && type2 >= 0 && type2 < TF_GEOM_NTYPE);
-  return type1 <= type2 ? pair_table[type1][type2] : pair_table[type2][type1];
+  return type1 <= type2 ? &pair_table[type1][type2] : &pair_table[type2][type1];
 }
 
-int tf_collide_supported(int type1, int type2) { return pair_entry(type1, type2) != NULL; }
+int tf_collide_supported(int type1, int type2) {
+  const pair_entry* e = pair_lookup(type1, type2);
+  return e->few != NULL || e->many != NULL;
+}
 
 int tf_collide(const tf_shape* a, const tf_shape* b, double margin, tf_contact_point* out) {
   return tf_collide_n(a, b, margin, TF_MAX_PAIR_CONTACTS, out, NULL);
 }
 
+// runs an entry on shapes in table order
+static int run_entry(const pair_entry* e, const tf_shape* a, const tf_shape* b, double margin,
+                     int cap, tf_contact_point* out, int* candidates) {
+  if (e->many) return e->many(a, b, margin, cap, out, candidates);
+  tf_contact_point few[TF_MAX_PAIR_CONTACTS];
+  int n = e->few(a, b, margin, few);
+  *candidates = n;
+  if (n > cap) return tf_contact_reduce(out, few, n, cap, a->mat, NULL);
+  for (int i = 0; i < n; i++) out[i] = few[i];
+  return n;
+}
+
 int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
                  tf_contact_point* out, int* candidates) {
-  (void)cap;  // the convex pairs write at most TF_MAX_PAIR_CONTACTS <= any cap
-  tf_pair_fn fn = pair_entry(a->type, b->type);
-  if (candidates) *candidates = 0;
-  if (!fn) return 0;
-  int n;
-  if (a->type <= b->type) {
-    n = fn(a, b, margin, out);
-  } else {
-    // stored the other way round: run it as (b, a), then point the normals from a to b again
-    n = fn(b, a, margin, out);
-    for (int i = 0; i < n; i++) {
-      for (int k = 0; k < 3; k++) out[i].normal[k] = -out[i].normal[k];
+  assert(cap >= 1 && cap <= TF_COLLIDE_MAX);
+  const pair_entry* e = pair_lookup(a->type, b->type);
+  int found = 0, n = 0;
+  if (e->few || e->many) {
+    if (a->type <= b->type) {
+      n = run_entry(e, a, b, margin, cap, out, &found);
+    } else {
+      // stored the other way round: run it as (b, a), then point the normals from a to b again
+      n = run_entry(e, b, a, margin, cap, out, &found);
+      for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) out[i].normal[k] = -out[i].normal[k];
+      }
     }
   }
-  if (candidates) *candidates = n;
+  if (candidates) *candidates = found;
   return n;
 }

@@ -1,0 +1,61 @@
+// Contact reduction per geom pair (private): many candidate points of one pair (SDF and mesh
+// pairs give thousands) reduced to a few well-spread rows, deterministically. Candidates stream
+// in one at a time, so a pair never stores them: the reducer keeps a fixed-size summary.
+#ifndef TF_CONTACT_REDUCE_H
+#define TF_CONTACT_REDUCE_H
+
+#include "collision.h"
+
+#define TF_REDUCE_NBIN 30  // fixed normal directions (the icosidodecahedron's vertices)
+#define TF_REDUCE_NAXIS 4  // tangent axes per bin, 45 degrees apart: 8 extreme directions
+#define TF_REDUCE_PER_BIN (1 + 2 * TF_REDUCE_NAXIS)
+// the most points a reduction keeps: deepest plus 8 extremes in every bin
+#define TF_REDUCE_MAX_KEEP (TF_REDUCE_NBIN * TF_REDUCE_PER_BIN)
+// kept points of one bin closer than this (m), with the same normal, count once
+#define TF_REDUCE_MERGE_DIST 1e-8
+
+// what a bin has seen: its deepest candidate and its extreme one along +-each tangent axis
+typedef struct tf_reduce_bin {
+  int count;  // candidates that fell in this bin
+  tf_contact_point deepest;
+  tf_contact_point extreme[2 * TF_REDUCE_NAXIS];  // +axis k at 2k, -axis k at 2k + 1
+  double score[2 * TF_REDUCE_NAXIS];
+} tf_reduce_bin;
+
+typedef struct tf_contact_reducer {
+  double frame[9];                                  // the bins' frame (world orientation)
+  double axis[TF_REDUCE_NBIN][TF_REDUCE_NAXIS][3];  // tangent axes (world) of occupied bins
+  tf_reduce_bin bin[TF_REDUCE_NBIN];
+  int ncandidate;  // candidates added, the non-finite ones included
+} tf_contact_reducer;
+
+typedef struct tf_reduce_counts {
+  int candidates;  // points added
+  int kept;        // points written
+  int dropped;     // candidates - kept
+  int bins;        // occupied normal bins
+} tf_reduce_counts;
+
+// direction of bin b (0 <= b < TF_REDUCE_NBIN) in the reducer's frame
+void tf_reduce_bin_direction(double dir[3], int b);
+
+// an empty reducer whose bins are fixed in the frame with world orientation frame (row-major,
+// columns are the frame's axes; NULL: the world frame), e.g. the SDF's geom frame so that bins
+// move with the part
+void tf_reduce_init(tf_contact_reducer* r, const double frame[9]);
+
+// one candidate (world); non-finite ones are counted and ignored
+void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c);
+
+// writes at most cap (>= 1) points into out (room for min(cap, TF_REDUCE_MAX_KEEP)): per
+// occupied bin in bin order the deepest candidate, then the extremes; over the cap, points go
+// from the bins holding the most (ties: more candidates first), extremes before the deepest,
+// and among single-point bins the shallowest first. Returns the count; counts may be NULL.
+int tf_reduce_finish(tf_contact_point* out, const tf_contact_reducer* r, int cap,
+                     tf_reduce_counts* counts);
+
+// the same over an array: reduces n candidates to at most cap
+int tf_contact_reduce(tf_contact_point* out, const tf_contact_point* in, int n, int cap,
+                      const double frame[9], tf_reduce_counts* counts);
+
+#endif  // TF_CONTACT_REDUCE_H

@@ -1,0 +1,862 @@
+// Tests of the SDF and mesh pairs (collision_sdf.c) and of contact reduction
+// (contact_reduce.c): closed-form agreement (an SDF sphere against a primitive sphere, two SDF
+// spheres, a box on an SDF half-space keeping its four corners), a sphere dropped into an SDF
+// bowl that settles at the bottom, mesh pairs against exact answers, every new pair in both
+// orders, and the reduction's determinism, cap and trimming order on synthetic candidates.
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "collision.h"
+#include "collision_primitive.h"
+#include "collision_sdf.h"
+#include "contact_reduce.h"
+#include "engine_math.h"
+#include "mesh_primitive.h"
+#include "tightfit.h"
+
+// fails with both values printed when |a - b| > tol
+#define assert_near(a, b, tol)                                                                  \
+  do {                                                                                          \
+    double a_ = (a), b_ = (b);                                                                  \
+    if (!(fabs(a_ - b_) <= (tol))) {                                                            \
+      print_error("%s = %.17g, expected %s = %.17g (tol %g)\n", #a, a_, #b, b_, (double)(tol)); \
+      fail();                                                                                   \
+    }                                                                                           \
+  } while (0)
+
+// splitmix64, so every run sees the same numbers
+typedef struct test_rng {
+  uint64_t state;
+} test_rng;
+
+static double rng_uniform(test_rng* rng, double lo, double hi) {
+  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return lo + (hi - lo) * (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// analytic SDFs of the tests (geom frame)
+
+typedef struct sphere_param {
+  double r;
+} sphere_param;
+
+static double sphere_fn(const void* params, const double p[3], double grad[3]) {
+  const sphere_param* s = params;
+  double n = tf_vec3_norm(p);
+  if (n > 0) {
+    tf_vec3_scale(grad, p, 1 / n);
+  } else {
+    grad[0] = 0, grad[1] = 0, grad[2] = 1;
+  }
+  return n - s->r;
+}
+
+// the solid z <= 0
+static double halfspace_fn(const void* params, const double p[3], double grad[3]) {
+  (void)params;
+  grad[0] = 0, grad[1] = 0, grad[2] = 1;
+  return p[2];
+}
+
+// exact box distance
+static double box_fn(const void* params, const double p[3], double grad[3]) {
+  const double* h = params;
+  double q[3], out = 0;
+  int km = 0;
+  for (int k = 0; k < 3; k++) {
+    q[k] = fabs(p[k]) - h[k];
+    if (q[k] > 0) out += q[k] * q[k];
+    if (q[k] > q[km]) km = k;
+  }
+  if (out > 0) {
+    double d = sqrt(out);
+    for (int k = 0; k < 3; k++) grad[k] = q[k] > 0 ? (p[k] >= 0 ? 1 : -1) * q[k] / d : 0;
+    return d;
+  }
+  grad[0] = grad[1] = grad[2] = 0;
+  grad[km] = p[km] >= 0 ? 1 : -1;
+  return q[km];
+}
+
+// a bowl: the block [-R-w, R+w]^2 x [-w, R] less the ball of radius R about (0, 0, R), so the
+// cavity's lowest point is the origin. Exact near the cavity (the max of exact distances)
+typedef struct bowl_param {
+  double R, w;
+} bowl_param;
+
+static double bowl_fn(const void* params, const double p[3], double grad[3]) {
+  const bowl_param* b = params;
+  double c[3] = {p[0], p[1], p[2] - b->R};
+  double n = tf_vec3_norm(c);
+  double value = b->R - n;
+  if (n > 0) {
+    tf_vec3_scale(grad, c, -1 / n);
+  } else {
+    grad[0] = 0, grad[1] = 0, grad[2] = 1;
+  }
+  double h[3] = {b->R + b->w, b->R + b->w, 0.5 * (b->R + b->w)}, q[3] = {p[0], p[1], 0}, g[3];
+  q[2] = p[2] - 0.5 * (b->R - b->w);
+  double outer = box_fn(h, q, g);
+  if (outer > value) {
+    value = outer;
+    tf_vec3_copy(grad, g);
+  }
+  return value;
+}
+
+// a block with a bore of radius r along z: max(box, r - rho)
+typedef struct bore_param {
+  double half[3];
+  double r;
+} bore_param;
+
+static double bore_fn(const void* params, const double p[3], double grad[3]) {
+  const bore_param* b = params;
+  double value = box_fn(b->half, p, grad);
+  double rho = hypot(p[0], p[1]), hole = b->r - rho;
+  if (hole > value) {
+    value = hole;
+    grad[0] = rho > 0 ? -p[0] / rho : -1;
+    grad[1] = rho > 0 ? -p[1] / rho : 0;
+    grad[2] = 0;
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// shapes
+
+static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+static tf_shape make_shape(int type, const double size[3], const double pos[3],
+                           const double mat[9]) {
+  tf_shape s;
+  memset(&s, 0, sizeof(s));
+  s.type = type;
+  if (size) memcpy(s.size, size, sizeof(s.size));
+  memcpy(s.pos, pos, sizeof(s.pos));
+  memcpy(s.mat, mat, sizeof(s.mat));
+  return s;
+}
+
+// an analytic SDF shape with the given box and error bound
+static tf_shape make_sdf(tf_sdf_fn fn, const void* params, const double aabb[6], double error_bound,
+                         const double pos[3], const double mat[9]) {
+  tf_shape s = make_shape(TF_GEOM_SDF, NULL, pos, mat);
+  s.sdf.fn = fn;
+  s.sdf.params = params;
+  memcpy(s.sdf.aabb, aabb, sizeof(s.sdf.aabb));
+  s.sdf.error_bound = error_bound;
+  return s;
+}
+
+static void rotation(double mat[9], double ax, double ay, double az, double angle) {
+  double axis[3] = {ax, ay, az}, q[4];
+  tf_vec3_normalize(axis);
+  tf_quat_from_axis_angle(q, axis, angle);
+  tf_quat_to_mat(mat, q);
+}
+
+// the deepest of n points
+static const tf_contact_point* deepest(const tf_contact_point* p, int n) {
+  const tf_contact_point* best = p;
+  for (int i = 1; i < n; i++) {
+    if (p[i].dist < best->dist) best = p + i;
+  }
+  return best;
+}
+
+static double angle_between(const double a[3], const double b[3]) {
+  double c[3];
+  tf_vec3_cross(c, a, b);
+  return atan2(tf_vec3_norm(c), tf_vec3_dot(a, b));
+}
+
+// every point finite, under margin, with a unit normal; at most cap of them
+static void expect_sane(const tf_contact_point* p, int n, int cap, double margin) {
+  assert_true(n >= 0 && n <= cap);
+  for (int i = 0; i < n; i++) {
+    assert_true(isfinite(p[i].dist) && isfinite(p[i].pos[0] + p[i].pos[1] + p[i].pos[2]));
+    assert_true(p[i].dist < margin);
+    assert_near(tf_vec3_norm(p[i].normal), 1, 1e-9);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// closed-form agreement
+
+// an SDF sphere against a primitive sphere: the same contact as the closed-form sphere pair,
+// through the exact path (error_bound 0) and through surface sampling (error_bound > 0), in
+// both argument orders
+static void test_sphere_vs_sdf_sphere(void** state) {
+  (void)state;
+  test_rng rng = {7};
+  sphere_param sp = {0.012};
+  const double aabb[6] = {-0.012, -0.012, -0.012, 0.012, 0.012, 0.012};
+  for (int trial = 0; trial < 20; trial++) {
+    double rot[9], pa[3] = {rng_uniform(&rng, -0.1, 0.1), rng_uniform(&rng, -0.1, 0.1), 0.05};
+    rotation(rot, rng_uniform(&rng, -1, 1), rng_uniform(&rng, -1, 1), 1, rng_uniform(&rng, 0, 6));
+    double dir[3] = {rng_uniform(&rng, -1, 1), rng_uniform(&rng, -1, 1), rng_uniform(&rng, -1, 1)};
+    tf_vec3_normalize(dir);
+    double r = 0.008, gap = rng_uniform(&rng, -5e-4, 5e-4), pb[3];
+    for (int k = 0; k < 3; k++) pb[k] = pa[k] + (sp.r + r + gap) * dir[k];
+    tf_shape ball = make_shape(TF_GEOM_SPHERE, (double[3]){r, 0, 0}, pb, identity);
+    tf_shape twin = make_shape(TF_GEOM_SPHERE, (double[3]){sp.r, 0, 0}, pa, identity);
+    tf_contact_point ref[TF_MAX_PAIR_CONTACTS];
+    assert_int_equal(tf_collide_sphere_sphere(&ball, &twin, 1e-3, ref), 1);
+    for (int exact = 1; exact >= 0; exact--) {
+      tf_shape sdf = make_sdf(sphere_fn, &sp, aabb, exact ? 0 : 1e-6, pa, rot);
+      tf_contact_point out[TF_COLLIDE_MAX];
+      int cand = -1;
+      int n = tf_collide_n(&ball, &sdf, 1e-3, TF_COLLIDE_MAX, out, &cand);
+      expect_sane(out, n, TF_COLLIDE_MAX, 1e-3);
+      assert_true(n >= 1 && cand >= n);
+      const tf_contact_point* d = deepest(out, n);
+      assert_near(d->dist, ref[0].dist, 1e-6);
+      assert_true(angle_between(d->normal, ref[0].normal) < 1e-6);
+      for (int k = 0; k < 3; k++) assert_near(d->pos[k], ref[0].pos[k], 1e-6);
+      // the other order: the same points with the normals turned round
+      tf_contact_point back[TF_COLLIDE_MAX];
+      assert_int_equal(tf_collide_n(&sdf, &ball, 1e-3, TF_COLLIDE_MAX, back, NULL), n);
+      for (int k = 0; k < 3; k++) assert_near(back[0].normal[k], -out[0].normal[k], 0);
+    }
+  }
+}
+
+// two SDF spheres: the descent on phi1 + phi2 + |max(phi1, phi2)| finds the closed form
+static void test_sdf_sdf_spheres(void** state) {
+  (void)state;
+  test_rng rng = {11};
+  sphere_param s1 = {0.01}, s2 = {0.007};
+  const double box1[6] = {-0.01, -0.01, -0.01, 0.01, 0.01, 0.01};
+  const double box2[6] = {-0.007, -0.007, -0.007, 0.007, 0.007, 0.007};
+  for (int trial = 0; trial < 20; trial++) {
+    double rot1[9], rot2[9], dir[3], pa[3] = {0.2, -0.1, 0.3}, pb[3];
+    rotation(rot1, rng_uniform(&rng, -1, 1), 1, 0.5, rng_uniform(&rng, 0, 6));
+    rotation(rot2, 1, rng_uniform(&rng, -1, 1), 0.5, rng_uniform(&rng, 0, 6));
+    for (int k = 0; k < 3; k++) dir[k] = rng_uniform(&rng, -1, 1);
+    tf_vec3_normalize(dir);
+    double gap = rng_uniform(&rng, -8e-4, 4e-4);
+    for (int k = 0; k < 3; k++) pb[k] = pa[k] + (s1.r + s2.r + gap) * dir[k];
+    tf_shape a = make_sdf(sphere_fn, &s1, box1, 0, pa, rot1);
+    tf_shape b = make_sdf(sphere_fn, &s2, box2, 0, pb, rot2);
+    tf_contact_point out[TF_COLLIDE_MAX];
+    int cand = 0;
+    int n = tf_collide_n(&a, &b, 1e-3, TF_COLLIDE_MAX, out, &cand);
+    expect_sane(out, n, TF_COLLIDE_MAX, 1e-3);
+    assert_true(n >= 1);
+    const tf_contact_point* d = deepest(out, n);
+    assert_near(d->dist, gap, 1e-9);
+    assert_true(angle_between(d->normal, dir) < 1e-6);
+    // the midpoint between the surfaces on the line of centres
+    for (int k = 0; k < 3; k++) assert_near(d->pos[k], pa[k] + (s1.r + 0.5 * gap) * dir[k], 1e-6);
+    // every minimiser is the same contact: the points agree
+    for (int i = 0; i < n; i++) assert_near(out[i].dist, gap, 1e-6);
+  }
+  // apart by more than the margin: nothing
+  double far[3] = {0.2, -0.1, 0.3 + 0.02}, p0[3] = {0.2, -0.1, 0.3};
+  tf_shape a = make_sdf(sphere_fn, &s1, box1, 0, p0, identity);
+  tf_shape b = make_sdf(sphere_fn, &s2, box2, 0, far, identity);
+  tf_contact_point out[TF_COLLIDE_MAX];
+  int cand = -1;
+  assert_int_equal(tf_collide_n(&a, &b, 1e-3, TF_COLLIDE_MAX, out, &cand), 0);
+  assert_int_equal(cand, 0);
+}
+
+// a tilted box resting on a tilted SDF half-space: the closed-form deepest corner and normal,
+// and the reduced set keeps all four lower corners
+static void test_box_on_halfspace(void** state) {
+  (void)state;
+  const double aabb[6] = {-1, -1, -1, 1, 1, 0};
+  double half[3] = {0.05, 0.04, 0.03};
+  test_rng rng = {5};
+  for (int trial = 0; trial < 10; trial++) {
+    double ps[3] = {rng_uniform(&rng, -0.2, 0.2), rng_uniform(&rng, -0.2, 0.2), 0.1}, rs[9];
+    rotation(rs, rng_uniform(&rng, -1, 1), rng_uniform(&rng, -1, 1), 1, rng_uniform(&rng, 0, 0.5));
+    tf_shape plane = make_sdf(halfspace_fn, NULL, aabb, 0, ps, rs);
+    // the box in the half-space's frame: yawed, tipped by a few mrad, 0.1 mm deep
+    double yaw[9], tip[9], rl[9], rb[9];
+    rotation(yaw, 0, 0, 1, rng_uniform(&rng, 0, 6));
+    rotation(tip, 1, rng_uniform(&rng, -1, 1), 0, rng_uniform(&rng, 0.001, 0.005));
+    tf_mat3_mul(rl, tip, yaw);
+    tf_mat3_mul(rb, rs, rl);
+    // lowest corner height in the plane frame
+    double low = INFINITY, corner_l[8][3];
+    for (int c = 0; c < 8; c++) {
+      double v[3] = {(c & 1 ? 1 : -1) * half[0], (c & 2 ? 1 : -1) * half[1],
+                     (c & 4 ? 1 : -1) * half[2]};
+      tf_mat3_mul_vec(corner_l[c], rl, v);
+      low = fmin(low, corner_l[c][2]);
+    }
+    double depth = 1e-4, pl[3] = {0.01, -0.02, -low - depth}, pb[3];
+    tf_mat3_mul_vec(pb, rs, pl);
+    tf_vec3_add(pb, pb, ps);
+    tf_shape box = make_shape(TF_GEOM_BOX, half, pb, rb);
+    double margin = 2e-3, up[3] = {rs[2], rs[5], rs[8]}, down[3];
+    tf_vec3_scale(down, up, -1);
+    tf_contact_point out[TF_COLLIDE_MAX];
+    int cand = 0;
+    int n = tf_collide_n(&box, &plane, margin, TF_COLLIDE_MAX, out, &cand);
+    expect_sane(out, n, TF_COLLIDE_MAX, margin);
+    assert_true(cand >= n && n >= 4);
+    const tf_contact_point* d = deepest(out, n);
+    assert_near(d->dist, -depth, 1e-12);
+    for (int i = 0; i < n; i++) assert_true(angle_between(out[i].normal, down) < 1e-12);
+    // each of the four lower corners is the box-side point of some contact
+    for (int c = 0; c < 8; c++) {
+      double h = corner_l[c][2] - low;
+      if (h > half[2]) continue;  // an upper corner
+      double world[3];
+      tf_mat3_mul_vec(world, rs, corner_l[c]);
+      tf_vec3_add(world, world, pb);
+      int found = 0;
+      for (int i = 0; i < n && !found; i++) {
+        double on_box[3], diff[3];
+        for (int k = 0; k < 3; k++)
+          on_box[k] = out[i].pos[k] - 0.5 * out[i].dist * out[i].normal[k];
+        tf_vec3_sub(diff, on_box, world);
+        found = tf_vec3_norm(diff) < 1e-10;
+        if (found) assert_near(out[i].dist, h - depth, 1e-12);
+      }
+      assert_true(found);
+    }
+    // the same in the other order, and the same bytes twice
+    tf_contact_point again[TF_COLLIDE_MAX];
+    assert_int_equal(tf_collide_n(&box, &plane, margin, TF_COLLIDE_MAX, again, NULL), n);
+    assert_memory_equal(out, again, sizeof(tf_contact_point) * (size_t)n);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// a sphere dropped into an SDF bowl settles at the bottom
+
+static void test_bowl_settle(void** state) {
+  (void)state;
+  tf_builder* b = tf_builder_create();
+  tf_option opt = tf_option_default();
+  opt.timestep = 1e-3;
+  opt.solver = TF_SOLVER_AL;
+  opt.gravity[0] = opt.gravity[1] = 0;
+  opt.gravity[2] = -9.81;
+  tf_builder_set_option(b, &opt);
+  bowl_param bp = {0.1, 0.02};
+  tf_sdf_def sd;
+  memset(&sd, 0, sizeof(sd));
+  sd.name = "bowl";
+  sd.fn = bowl_fn;
+  sd.params = &bp;
+  sd.params_size = sizeof(bp);
+  const double aabb[6] = {-0.12, -0.12, -0.02, 0.12, 0.12, 0.1};
+  memcpy(sd.aabb, aabb, sizeof(sd.aabb));
+  sd.error_bound = 0;
+  sd.mesh = -1;
+  int sdf = tf_builder_add_sdf(b, &sd);
+  assert_true(sdf >= 0);
+  tf_geom_def bowl = tf_geom_def_default();
+  bowl.name = "bowl";
+  bowl.type = TF_GEOM_SDF;
+  bowl.sdf = sdf;
+  bowl.friction[0] = 0;
+  bowl.condim = 1;
+  assert_true(tf_builder_add_geom(b, &bowl) >= 0);
+  double r = 0.01, mass = 0.05;
+  tf_body_def body = tf_body_def_default();
+  body.name = "ball";
+  body.pos[0] = 0.012, body.pos[1] = -0.006, body.pos[2] = r + 0.006;
+  body.mass = mass;
+  body.inertia[0] = body.inertia[1] = body.inertia[2] = 0.4 * mass * r * r;
+  int id = tf_builder_add_body(b, &body);
+  tf_joint_def joint = tf_joint_def_default();
+  joint.name = "ball_free";
+  joint.body = id;
+  joint.type = TF_JOINT_FREE;
+  joint.damping = 0.5;  // settles in well under a second once it slides
+  tf_builder_add_joint(b, &joint);
+  tf_geom_def ball = tf_geom_def_default();
+  ball.name = "ball";
+  ball.body = id;
+  ball.type = TF_GEOM_SPHERE;
+  ball.size[0] = r;
+  ball.friction[0] = 0;
+  ball.condim = 1;
+  ball.margin = 0.005;
+  tf_builder_add_geom(b, &ball);
+  char err[256] = "";
+  tf_model* m = tf_builder_compile(b, err, sizeof(err));
+  tf_builder_destroy(b);
+  if (!m) print_error("compile: %s\n", err);
+  assert_non_null(m);
+  tf_data* d = tf_data_create(m);
+  assert_non_null(d);
+  int touched = 0;
+  for (int i = 0; i < 2000; i++) {
+    tf_step(m, d);
+    touched |= d->ncon > 0;
+  }
+  assert_true(touched);
+  const double* x = d->xpos + 3 * id;
+  print_message("ball at rest: %.3e %.3e %.6e (bottom %.6e)\n", x[0], x[1], x[2], r);
+  assert_near(x[0], 0, 1e-4);
+  assert_near(x[1], 0, 1e-4);
+  assert_near(x[2], r, 1e-4);
+  assert_true(d->ncon_candidates >= d->ncon);
+  tf_data_destroy(d);
+  tf_model_destroy(m);
+}
+
+// ---------------------------------------------------------------------------------------------
+// meshes
+
+// a box's own tessellation as a TF_GEOM_MESH shape (vertices and faces kept by the caller)
+static tf_shape mesh_of(double* vert, int* face, int type, const double size[3],
+                        const double pos[3], const double mat[9]) {
+  int nface = 0;
+  int nvert = tf_primitive_mesh(vert, face, &nface, type, size, 5e-3);
+  tf_shape s = make_shape(TF_GEOM_MESH, NULL, pos, mat);
+  s.mesh.nvert = nvert;
+  s.mesh.vert = vert;
+  s.mesh.nface = nface;
+  s.mesh.face = face;
+  for (int i = 0; i < nvert; i++) s.mesh.rbound = fmax(s.mesh.rbound, tf_vec3_norm(vert + 3 * i));
+  return s;
+}
+
+// a 1 cm cube as a convex hull, faces counter-clockwise from outside
+static double hull_vert[24];
+static const double hull_plane[24] = {-1, 0, 0, 0.01, 1, 0, 0,  0.01, 0, -1, 0, 0.01,
+                                      0,  1, 0, 0.01, 0, 0, -1, 0.01, 0, 0,  1, 0.01};
+static const int hull_adr[6] = {0, 4, 8, 12, 16, 20}, hull_num[6] = {4, 4, 4, 4, 4, 4};
+static const int hull_fv[24] = {0, 4, 6, 2, 1, 3, 7, 5, 0, 1, 5, 4,
+                                2, 6, 7, 3, 0, 2, 3, 1, 4, 5, 7, 6};
+
+static void cube_hull(tf_shape* s) {
+  for (int v = 0; v < 8; v++) {
+    for (int c = 0; c < 3; c++) hull_vert[3 * v + c] = (v >> c) & 1 ? 0.01 : -0.01;
+  }
+  tf_hull_view* h = &s->hull;
+  h->nvert = 8, h->vert = hull_vert, h->nface = 6, h->face_plane = hull_plane;
+  h->face_vertadr = hull_adr, h->face_vertnum = hull_num, h->face_vert = hull_fv;
+  h->rbound = 0.01 * sqrt(3.0);
+}
+
+static double mesh_vert[2][3 * TF_PRIM_MESH_MAX_VERT];
+static int mesh_face[2][3 * TF_PRIM_MESH_MAX_FACE];
+
+// a box mesh against exact primitive fields and against a baked SDF: the closed-form depths
+static void test_mesh_pairs(void** state) {
+  (void)state;
+  double half[3] = {0.02, 0.03, 0.01}, rot[9];
+  rotation(rot, 0, 0, 1, 0.3);
+  // resting 50 um deep on a plane, slightly tipped so one corner is deepest
+  double tip[9], rm[9];
+  rotation(tip, 1, 1, 0, 0.002);
+  tf_mat3_mul(rm, tip, rot);
+  double low = INFINITY;
+  for (int c = 0; c < 8; c++) {
+    double v[3] = {(c & 1 ? 1 : -1) * half[0], (c & 2 ? 1 : -1) * half[1],
+                   (c & 4 ? 1 : -1) * half[2]},
+           w[3];
+    tf_mat3_mul_vec(w, rm, v);
+    low = fmin(low, w[2]);
+  }
+  double pm[3] = {0.1, 0.2, -low - 5e-5};
+  tf_shape mesh = mesh_of(mesh_vert[0], mesh_face[0], TF_GEOM_BOX, half, pm, rm);
+  double origin[3] = {0, 0, 0};
+  tf_shape plane = make_shape(TF_GEOM_PLANE, NULL, origin, identity);
+  tf_contact_point out[TF_COLLIDE_MAX];
+  int cand = 0;
+  int n = tf_collide_n(&plane, &mesh, 1e-3, 64, out, &cand);
+  expect_sane(out, n, 64, 1e-3);
+  assert_true(n >= 4 && cand >= n);
+  assert_near(deepest(out, n)->dist, -5e-5, 1e-12);
+  for (int i = 0; i < n; i++)
+    assert_true(angle_between(out[i].normal, (double[3]){0, 0, 1}) < 1e-12);
+  // the mesh first: normals turned round
+  tf_contact_point back[TF_COLLIDE_MAX];
+  assert_int_equal(tf_collide_n(&mesh, &plane, 1e-3, 64, back, NULL), n);
+  assert_near(back[0].normal[2], -1, 1e-12);
+
+  // a sphere above the mesh's top face centre, 30 um into it: one contact from the triangle
+  // minimisation (the top face's triangles hold the closest point inside)
+  double top[3] = {0, 0, half[2]}, topw[3], up[3] = {rm[2], rm[5], rm[8]}, ps[3];
+  tf_mat3_mul_vec(topw, rm, top);
+  double rs = 0.005;
+  for (int k = 0; k < 3; k++) ps[k] = pm[k] + topw[k] + (rs - 3e-5) * up[k] + 1e-3 * rm[3 * k];
+  tf_shape ball = make_shape(TF_GEOM_SPHERE, (double[3]){rs, 0, 0}, ps, identity);
+  n = tf_collide_n(&ball, &mesh, 1e-4, 64, out, &cand);
+  expect_sane(out, n, 64, 1e-4);
+  assert_true(n >= 1);
+  assert_near(deepest(out, n)->dist, -3e-5, 1e-9);
+  double down[3] = {-up[0], -up[1], -up[2]};  // from the sphere (a) to the mesh (b)
+  assert_true(angle_between(deepest(out, n)->normal, down) < 1e-6);
+
+  // mesh x mesh through a baked SDF: the box mesh carries its exact box SDF; a second box mesh
+  // rests on its top face 20 um deep
+  const double aabb[6] = {-half[0], -half[1], -half[2], half[0], half[1], half[2]};
+  mesh.sdf.fn = box_fn;
+  mesh.sdf.params = half;
+  memcpy(mesh.sdf.aabb, aabb, sizeof(aabb));
+  double small[3] = {0.005, 0.005, 0.005}, pt[3];
+  for (int k = 0; k < 3; k++) pt[k] = pm[k] + (half[2] + small[2] - 2e-5) * up[k];
+  tf_shape upper = mesh_of(mesh_vert[1], mesh_face[1], TF_GEOM_BOX, small, pt, rm);
+  n = tf_collide_n(&upper, &mesh, 1e-4, 64, out, &cand);
+  expect_sane(out, n, 64, 1e-4);
+  assert_true(n >= 4);
+  assert_near(deepest(out, n)->dist, -2e-5, 1e-9);
+  for (int i = 0; i < n; i++) assert_true(angle_between(out[i].normal, down) < 1e-9);
+  // neither carries a baked SDF: supported, but nothing to measure
+  mesh.sdf.fn = NULL;
+  assert_int_equal(tf_collide_n(&upper, &mesh, 1e-4, 64, out, &cand), 0);
+  assert_int_equal(cand, 0);
+  assert_true(tf_collide_supported(TF_GEOM_MESH, TF_GEOM_MESH));
+
+  // a hull against a mesh without a baked SDF: the mesh's samples in the hull's face planes
+  double hp[3] = {-0.3, 0.1, 0.05};
+  tf_shape hull = make_shape(TF_GEOM_HULL, NULL, hp, identity);
+  cube_hull(&hull);
+  double on_top[3] = {hp[0] + 0.002, hp[1] - 0.001, hp[2] + 0.01 + small[2] - 2e-5};
+  tf_shape resting = mesh_of(mesh_vert[1], mesh_face[1], TF_GEOM_BOX, small, on_top, identity);
+  n = tf_collide_n(&hull, &resting, 1e-4, 64, out, &cand);
+  expect_sane(out, n, 64, 1e-4);
+  assert_true(n >= 4);
+  assert_near(deepest(out, n)->dist, -2e-5, 1e-12);
+  for (int i = 0; i < n; i++)
+    assert_true(angle_between(out[i].normal, (double[3]){0, 0, 1}) < 1e-12);
+}
+
+// a plane against an SDF with and without a surface mesh, and a capsule and a cylinder lying
+// on an SDF half-space: their curved surfaces refined to the exact depth
+static void test_plane_and_curved(void** state) {
+  (void)state;
+  double half[3] = {0.02, 0.03, 0.01}, rot[9], ps[3] = {0, 0, 0.01 - 4e-5};
+  rotation(rot, 1, 0, 0, 0.0);
+  tf_shape cube =
+      make_sdf(box_fn, half, (double[6]){-0.02, -0.03, -0.01, 0.02, 0.03, 0.01}, 0, ps, rot);
+  double origin[3] = {0, 0, 0};
+  tf_shape plane = make_shape(TF_GEOM_PLANE, NULL, origin, identity);
+  tf_contact_point out[TF_COLLIDE_MAX];
+  int cand = 0;
+  // by descent on the two fields
+  int n = tf_collide_n(&plane, &cube, 1e-4, 64, out, &cand);
+  expect_sane(out, n, 64, 1e-4);
+  assert_true(n >= 1);
+  assert_near(deepest(out, n)->dist, -4e-5, 1e-9);
+  for (int i = 0; i < n; i++)
+    assert_true(angle_between(out[i].normal, (double[3]){0, 0, 1}) < 1e-6);
+  // by its surface mesh
+  tf_shape meshed = mesh_of(mesh_vert[0], mesh_face[0], TF_GEOM_BOX, half, ps, rot);
+  cube.mesh = meshed.mesh;
+  n = tf_collide_n(&plane, &cube, 1e-4, 64, out, &cand);
+  expect_sane(out, n, 64, 1e-4);
+  assert_true(n >= 4);
+  assert_near(deepest(out, n)->dist, -4e-5, 1e-12);
+
+  // a capsule and a cylinder lying on a half-space, axes along a random horizontal direction,
+  // 20 um deep: the tessellation alone would miss the line of contact by its sagitta
+  const double aabb[6] = {-1, -1, -1, 1, 1, 0};
+  tf_shape ground = make_sdf(halfspace_fn, NULL, aabb, 0, origin, identity);
+  for (int type = TF_GEOM_SPHERE; type <= TF_GEOM_CYLINDER; type++) {
+    if (type == TF_GEOM_BOX) continue;
+    double size[3] = {0.007, 0.015, 0}, lie[9], yaw[9], r3[9];
+    rotation(lie, 1, 0, 0, M_PI / 2);
+    rotation(yaw, 0, 0, 1, 0.37);
+    tf_mat3_mul(r3, yaw, lie);
+    double pos[3] = {0.03, -0.02, size[0] - 2e-5};
+    tf_shape s = make_shape(type, size, pos, r3);
+    n = tf_collide_n(&s, &ground, 1e-4, 64, out, &cand);
+    expect_sane(out, n, 64, 1e-4);
+    assert_true(n >= 1 && cand >= n);
+    assert_near(deepest(out, n)->dist, -2e-5, 1e-9);
+    assert_true(angle_between(deepest(out, n)->normal, (double[3]){0, 0, -1}) < 1e-6);
+  }
+}
+
+// every pair with an SDF or a mesh, in both orders: no NaN, at most cap points, mirrored
+static void test_all_pairs(void** state) {
+  (void)state;
+  sphere_param sp = {0.01};
+  const double box_r[6] = {-0.01, -0.01, -0.01, 0.01, 0.01, 0.01};
+  double half[3] = {0.01, 0.01, 0.01};
+  for (int t1 = 0; t1 < TF_GEOM_NTYPE; t1++) {
+    for (int t2 = t1; t2 < TF_GEOM_NTYPE; t2++) {
+      if (t2 < TF_GEOM_MESH) continue;
+      assert_true(tf_collide_supported(t1, t2) && tf_collide_supported(t2, t1));
+      tf_shape s[2];
+      int types[2] = {t1, t2};
+      double tilt[9];
+      rotation(tilt, 1, 2, 3, 0.2);
+      for (int i = 0; i < 2; i++) {
+        double pos[3] = {0.001 * i, 0.002 * i, 0.0185 * i};
+        const double* mat = i ? tilt : identity;
+        double size[3] = {0.01, 0.01, 0.01};
+        if (types[i] == TF_GEOM_MESH) {
+          s[i] = mesh_of(mesh_vert[i], mesh_face[i], TF_GEOM_BOX, half, pos, mat);
+          s[i].sdf.fn = box_fn;  // a baked SDF of the same box
+          s[i].sdf.params = half;
+          memcpy(s[i].sdf.aabb, box_r, sizeof(box_r));
+        } else if (types[i] == TF_GEOM_SDF) {
+          s[i] = make_sdf(sphere_fn, &sp, box_r, 1e-6, pos, mat);
+        } else {
+          s[i] = make_shape(types[i], size, pos, mat);
+          if (types[i] == TF_GEOM_HULL) cube_hull(&s[i]);
+        }
+      }
+      tf_contact_point ab[TF_COLLIDE_MAX], ba[TF_COLLIDE_MAX];
+      int c1 = -1, c2 = -1;
+      int n1 = tf_collide_n(&s[0], &s[1], 2e-3, 16, ab, &c1);
+      int n2 = tf_collide_n(&s[1], &s[0], 2e-3, 16, ba, &c2);
+      expect_sane(ab, n1, 16, 2e-3);
+      expect_sane(ba, n2, 16, 2e-3);
+      assert_true(c1 >= n1 && c2 >= n2);
+      if (t1 != TF_GEOM_PLANE) assert_true(n1 >= 1 && n2 >= 1);
+      // different types: the swapped call is the same computation mirrored (same types play
+      // different roles, e.g. whose mesh is sampled in whose SDF)
+      if (t1 != t2) {
+        assert_int_equal(n1, n2);
+        assert_int_equal(c1, c2);
+        for (int i = 0; i < n1; i++) {
+          for (int k = 0; k < 3; k++) assert_near(ab[i].normal[k], -ba[i].normal[k], 0);
+        }
+      }
+      // a shape without its data (an SDF without a function, a mesh without vertices) gives
+      // nothing and does not crash
+      tf_shape empty = make_shape(t2, NULL, s[1].pos, identity);
+      assert_int_equal(tf_collide_n(&s[0], &empty, 2e-3, 16, ab, &c1), 0);
+      assert_int_equal(c1, 0);
+    }
+  }
+}
+
+// a shaft (a tessellated cylinder, as a mesh) lying against one side of a bore with 10 um
+// clearance: the contact line is deepest and the far side of the bore keeps its rows
+static void test_bore_far_side(void** state) {
+  (void)state;
+  const double r = 0.004, clearance = 1e-5;
+  bore_param bp = {{0.01, 0.01, 0.006}, r + clearance};
+  const double aabb[6] = {-0.01, -0.01, -0.006, 0.01, 0.01, 0.006};
+  double rot[9], pos[3] = {0.1, 0.2, 0.3};
+  rotation(rot, 0.3, -0.2, 1, 0.4);
+  tf_shape hole = make_sdf(bore_fn, &bp, aabb, 0, pos, rot);
+  double off[3], local[3] = {clearance + 1e-6, 0, 0};
+  tf_mat3_mul_vec(off, rot, local);
+  tf_vec3_add(off, off, pos);
+  tf_shape shaft =
+      mesh_of(mesh_vert[0], mesh_face[0], TF_GEOM_CYLINDER, (double[3]){r, 0.008, 0}, off, rot);
+  tf_contact_point out[TF_COLLIDE_MAX];
+  int cand = 0;
+  int n = tf_collide_n(&shaft, &hole, 1e-4, TF_COLLIDE_MAX, out, &cand);
+  expect_sane(out, n, TF_COLLIDE_MAX, 1e-4);
+  assert_true(cand > n && n >= 8);
+  const tf_contact_point* d = deepest(out, n);
+  double x[3] = {rot[0], rot[3], rot[6]}, y[3] = {rot[1], rot[4], rot[7]};
+  assert_near(d->dist, -1e-6, 1e-12);
+  assert_true(angle_between(d->normal, x) < 1e-12);
+  // rows all around: toward -x at the far side's gap of 21 um, and toward +-y
+  int far = 0, side[2] = {0, 0};
+  for (int i = 0; i < n; i++) {
+    double c = tf_vec3_dot(out[i].normal, x), sy = tf_vec3_dot(out[i].normal, y);
+    if (c < -0.999) {
+      far = 1;
+      assert_near(out[i].dist, 2 * clearance + 1e-6, 1e-7);
+    }
+    if (sy > 0.9) side[0] = 1;
+    if (sy < -0.9) side[1] = 1;
+  }
+  assert_true(far && side[0] && side[1]);
+}
+
+// a grid SDF of a ball (1 mm cells, trilinear) against a primitive sphere: the contact within
+// the interpolation error
+static void test_grid_sdf(void** state) {
+  (void)state;
+  enum { RES = 31 };
+  static float grid[RES * RES * RES];
+  const double R = 0.01, cell = 0.001, origin = -0.015;
+  for (int k = 0; k < RES; k++) {
+    for (int j = 0; j < RES; j++) {
+      for (int i = 0; i < RES; i++) {
+        double p[3] = {origin + i * cell, origin + j * cell, origin + k * cell};
+        grid[(k * RES + j) * RES + i] = (float)(tf_vec3_norm(p) - R);
+      }
+    }
+  }
+  double pa[3] = {0, 0, 0};
+  tf_shape ball_sdf = make_shape(TF_GEOM_SDF, NULL, pa, identity);
+  ball_sdf.sdf.grid = grid;
+  ball_sdf.sdf.res[0] = ball_sdf.sdf.res[1] = ball_sdf.sdf.res[2] = RES;
+  for (int k = 0; k < 3; k++) {
+    ball_sdf.sdf.origin[k] = origin;
+    ball_sdf.sdf.aabb[k] = -R, ball_sdf.sdf.aabb[3 + k] = R;
+  }
+  ball_sdf.sdf.cell = cell;
+  ball_sdf.sdf.error_bound = 2e-5;
+  test_rng rng = {3};
+  double worst_d = 0, worst_a = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    double dir[3] = {rng_uniform(&rng, -1, 1), rng_uniform(&rng, -1, 1), rng_uniform(&rng, -1, 1)};
+    tf_vec3_normalize(dir);
+    double r = 0.004, gap = rng_uniform(&rng, -3e-4, 3e-4), pb[3];
+    for (int k = 0; k < 3; k++) pb[k] = (R + r + gap) * dir[k];
+    tf_shape ball = make_shape(TF_GEOM_SPHERE, (double[3]){r, 0, 0}, pb, identity);
+    tf_contact_point out[TF_COLLIDE_MAX];
+    int n = tf_collide_n(&ball, &ball_sdf, 1e-3, TF_COLLIDE_MAX, out, NULL);
+    expect_sane(out, n, TF_COLLIDE_MAX, 1e-3);
+    assert_true(n >= 1);
+    const tf_contact_point* d = deepest(out, n);
+    double down[3] = {-dir[0], -dir[1], -dir[2]};
+    worst_d = fmax(worst_d, fabs(d->dist - gap));
+    worst_a = fmax(worst_a, angle_between(d->normal, down));
+  }
+  print_message("grid SDF: depth error %.2e m, normal error %.2e rad\n", worst_d, worst_a);
+  // the trilinear interpolant's own error: up to about 3 cell^2 / (8 R) in value, and its
+  // gradient (constant along cell edges) off by up to about cell / R
+  assert_true(worst_d < 3 * cell * cell / (8 * R));
+  assert_true(worst_a < cell / R);
+}
+
+// ---------------------------------------------------------------------------------------------
+// reduction
+
+// 16k synthetic candidates: at most cap points, the same bytes twice, counts that add up,
+// every output one of the inputs
+static void test_reduce_stress(void** state) {
+  (void)state;
+  enum { N = 16384 };
+  static tf_contact_point in[N];
+  test_rng rng = {99};
+  for (int i = 0; i < N; i++) {
+    // normals in a few clusters (thread flanks), points around a ring
+    double a = rng_uniform(&rng, 0, 2 * M_PI), tilt = (i % 3 - 1) * 0.5;
+    double n[3] = {cos(a) * cos(tilt), sin(a) * cos(tilt), sin(tilt)};
+    tf_contact_point* c = in + i;
+    tf_vec3_copy(c->normal, n);
+    for (int k = 0; k < 3; k++) c->pos[k] = 0.004 * n[k] + rng_uniform(&rng, -1e-3, 1e-3);
+    c->dist = rng_uniform(&rng, -2e-5, 1e-4);
+  }
+  static tf_contact_point out1[TF_REDUCE_MAX_KEEP], out2[TF_REDUCE_MAX_KEEP];
+  tf_reduce_counts c1, c2;
+  int n1 = tf_contact_reduce(out1, in, N, 128, NULL, &c1);
+  int n2 = tf_contact_reduce(out2, in, N, 128, NULL, &c2);
+  assert_int_equal(n1, n2);
+  assert_memory_equal(out1, out2, sizeof(tf_contact_point) * (size_t)n1);
+  assert_true(n1 <= 128 && n1 > 0);
+  assert_int_equal(c1.candidates, N);
+  assert_int_equal(c1.kept, n1);
+  assert_int_equal(c1.dropped, N - n1);
+  for (int i = 0; i < n1; i++) {
+    int found = 0;
+    for (int j = 0; j < N && !found; j++) found = !memcmp(out1 + i, in + j, sizeof(in[0]));
+    assert_true(found);
+  }
+  // the deepest candidate overall survives the cap
+  assert_memory_equal(deepest(out1, n1), deepest(in, N), sizeof(in[0]));
+  // without a binding cap: at most 300 (Factory's budget for a nut on a bolt)
+  int n3 = tf_contact_reduce(out1, in, N, TF_REDUCE_MAX_KEEP, NULL, &c1);
+  assert_true(n3 <= 300 && n3 >= n1);
+  assert_int_equal(c1.bins, n3 > 0 ? c1.bins : 0);
+}
+
+// two patches, one with 9 distinct rows and one with 3: the cap takes rows from the larger one
+// first, then leaves the deepest point of each bin, then drops the shallower bin
+static void test_reduce_order(void** state) {
+  (void)state;
+  tf_contact_point in[16];
+  int n = 0;
+  // +z: a regular octagon at 0.01 m (the extremes of the 8 tangent directions) and a centre
+  for (int k = 0; k < 8; k++) {
+    double a = k * M_PI / 4 + 0.1;
+    tf_contact_point c = {{0.01 * cos(a), 0.01 * sin(a), 0}, {0, 0, 1}, 1e-5 * (k + 1)};
+    in[n++] = c;
+  }
+  tf_contact_point centre = {{0, 0, 0}, {0, 0, 1}, -1e-4};
+  in[n++] = centre;
+  // +x: three points along y, the middle one deepest
+  for (int k = 0; k < 3; k++) {
+    tf_contact_point c = {{0.02, 0.01 * (k - 1), 0}, {1, 0, 0}, k == 1 ? -5e-5 : 0};
+    in[n++] = c;
+  }
+  tf_contact_point out[TF_REDUCE_MAX_KEEP];
+  tf_reduce_counts counts;
+  assert_int_equal(tf_contact_reduce(out, in, n, 128, NULL, &counts), 12);
+  assert_int_equal(counts.bins, 2);
+  int cap_tests[4][3] = {{10, 7, 3}, {6, 3, 3}, {2, 1, 1}, {1, 1, 0}};
+  for (int t = 0; t < 4; t++) {
+    int m = tf_contact_reduce(out, in, n, cap_tests[t][0], NULL, &counts);
+    assert_int_equal(m, cap_tests[t][0]);
+    assert_int_equal(counts.dropped, n - m);
+    int z = 0, x = 0, have_centre = 0;
+    for (int i = 0; i < m; i++) {
+      z += out[i].normal[2] == 1;
+      x += out[i].normal[0] == 1;
+      have_centre |= out[i].dist == -1e-4;
+    }
+    assert_int_equal(z, cap_tests[t][1]);
+    assert_int_equal(x, cap_tests[t][2]);
+    assert_true(have_centre);  // the deepest point of the deeper bin always stays
+  }
+  // a convex pair's points over a cap go through the same reduction
+  double h[3] = {0.1, 0.1, 0.1}, pa[3] = {0, 0, 0}, pb[3] = {0.01, 0.02, 0.2 - 1e-4};
+  tf_shape a = make_shape(TF_GEOM_BOX, h, pa, identity),
+           b = make_shape(TF_GEOM_BOX, h, pb, identity);
+  int cand = 0;
+  assert_int_equal(tf_collide_n(&a, &b, 1e-3, 2, out, &cand), 2);
+  assert_int_equal(cand, 4);
+}
+
+// the bin directions are 30 distinct unit vectors at least 36 degrees apart, and the
+// closed-form bin is the nearest of them (a search would agree but for rounding)
+static void test_reduce_bins(void** state) {
+  (void)state;
+  double dir[TF_REDUCE_NBIN][3];
+  for (int b = 0; b < TF_REDUCE_NBIN; b++) {
+    tf_reduce_bin_direction(dir[b], b);
+    assert_near(tf_vec3_norm(dir[b]), 1, 1e-15);
+    for (int a = 0; a < b; a++) assert_true(angle_between(dir[a], dir[b]) > 0.6283185);
+  }
+  test_rng rng = {21};
+  double frame[9];
+  rotation(frame, 1, 2, 3, 0.7);
+  static tf_contact_reducer r;
+  for (int trial = 0; trial < 2000; trial++) {
+    const double* f = trial % 2 ? frame : identity;
+    tf_reduce_init(&r, trial % 2 ? frame : NULL);
+    tf_contact_point c = {{0, 0, 0}, {0, 0, 0}, 0};
+    for (int k = 0; k < 3; k++) c.normal[k] = rng_uniform(&rng, -1, 1);
+    if (trial < 6) memset(c.normal, 0, sizeof(c.normal)), c.normal[trial / 2] = trial % 2 ? -1 : 1;
+    tf_vec3_normalize(c.normal);
+    tf_reduce_add(&r, &c);
+    int got = -1, want = 0;
+    double world[TF_REDUCE_NBIN][3];
+    for (int b = 0; b < TF_REDUCE_NBIN; b++) {
+      tf_mat3_mul_vec(world[b], f, dir[b]);
+      if (r.bin[b].count) got = b;
+      if (tf_vec3_dot(c.normal, world[b]) > tf_vec3_dot(c.normal, world[want])) want = b;
+    }
+    assert_true(got >= 0);
+    if (got != want) {
+      assert_near(tf_vec3_dot(c.normal, world[got]), tf_vec3_dot(c.normal, world[want]), 1e-12);
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sphere_vs_sdf_sphere), cmocka_unit_test(test_sdf_sdf_spheres),
+      cmocka_unit_test(test_box_on_halfspace),     cmocka_unit_test(test_mesh_pairs),
+      cmocka_unit_test(test_plane_and_curved),     cmocka_unit_test(test_all_pairs),
+      cmocka_unit_test(test_bore_far_side),        cmocka_unit_test(test_grid_sdf),
+      cmocka_unit_test(test_reduce_bins),          cmocka_unit_test(test_reduce_stress),
+      cmocka_unit_test(test_reduce_order),         cmocka_unit_test(test_bowl_settle),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
