@@ -36,7 +36,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 .SECONDARY:
 
-.PHONY: all deps test check demo demo-run bench bench-run asan clean format format-check
+.PHONY: all deps test check demo demo-run bench bench-run asan clean format format-check fuzz fuzz-run
 
 all: $(CLI_BIN) $(ENGINE_LIB)
 
@@ -95,6 +95,27 @@ asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  VALGRIND=0 check
+
+# ---- fuzzing the mesh readers (libFuzzer; needs clang and its runtime: Debian clang,
+# libclang-rt-14-dev). New inputs go to $(BUILD)/fuzz/corpus; fuzz/corpus holds the seeds.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_BIN := $(BUILD)/fuzz/fuzz_mesh_io
+
+$(FUZZ_BIN): fuzz/fuzz_mesh_io.c assets/mesh_io.c assets/file_io.c assets/mesh_io.h assets/file_io.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -g -O1 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Iassets \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  fuzz/fuzz_mesh_io.c assets/mesh_io.c assets/file_io.c -o $@ -lm
+
+fuzz:
+	@bash scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory fuzz-run
+
+fuzz-run: $(FUZZ_BIN)
+	@mkdir -p $(BUILD)/fuzz/corpus
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -max_len=65536 -dict=fuzz/mesh.dict \
+	  -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus fuzz/corpus
 
 clean:
 	rm -rf build out/demo

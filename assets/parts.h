@@ -66,4 +66,14 @@ int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* va
 // as tf_sdf_def.mesh) or -1
 int tf_part_add_to_builder(tf_builder* b, const char* name, const tf_part_geometry* geometry);
 
+// gears: the centre distance of a pair (m, profile shift 0); the driven gear's angle when the
+// driver (at the origin) is at theta1 and the driven one sits at (+a, 0), backlash split
+// evenly; the driven gear's turn from centred to drive-flank contact, B / (m z2)
+double tf_gear_center_distance(double module, int z1, int z2);
+double tf_gear_mesh_angle(int z1, int z2, double theta1);
+double tf_gear_backlash_angle(double module, int z2, double backlash);
+
+// connectors: how far the plug travels into its socket when seated (m), -1 if unknown type
+double tf_connector_mating_depth(const char* type);
+
 #endif  // TF_PARTS_H

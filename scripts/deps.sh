@@ -14,6 +14,10 @@ packages=(
   libcmocka-dev              # unit tests and physics gates
   valgrind                   # leak check of the CLI in `make test`
 )
+# `scripts/deps.sh fuzz` adds the fuzzing toolchain for `make fuzz`
+if [ "${1:-}" = "fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)  # libFuzzer + sanitizer runtimes
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,771 @@
+// Bolts and nuts (assets/part_thread.c, on the sections of assets/sdf_profile.c), M4 and M16.
+// Exactness: at 10,000 random points within 0.5 mm of the surface the analytic SDF matches
+// brute force, the closest point on a fine mesh of the same part (chord error under 0.2 um)
+// signed by an independent membership test, within 1 um; at 1,000 of them it matches a local
+// minimisation on the parametric surface (the thread's section rebuilt here from the ISO
+// numbers, swept around the axis) within the part's error bound and is never above it.
+// Gradients are unit length and agree with finite differences; mesh vertices lie on the
+// independently computed surface. Thread fit: a nut resting on a bolt's flanks touches them
+// (0 +- 1 um), its other flanks stand off 2 delta tan 30 cos 30 and overlap by 10 um cos 30
+// when lifted by 2 delta tan 30 + 10 um. Bad parameters are refused with a useful message.
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parts.h"
+#include "parts_internal.h"
+
+#define NPOINT 10000
+#define NREF 10000    // points checked against the parametric minimisation
+#define SHELL 0.5e-3  // m
+#define TWO_PI 6.283185307179586
+#define TAN30 0.5773502691896257
+
+// ---------------------------------------------------------------- helpers
+
+// splitmix64: a tiny deterministic generator, so every run sees the same numbers
+typedef struct test_rng {
+  uint64_t state;
+} test_rng;
+
+// next 64 random bits
+static uint64_t rng_bits(test_rng* rng) {
+  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// uniform in [lo, hi)
+static double rng_uniform(test_rng* rng, double lo, double hi) {
+  double unit = (double)(rng_bits(rng) >> 11) * (1.0 / 9007199254740992.0);
+  return lo + (hi - lo) * unit;
+}
+
+static int cmp_i64(const void* a, const void* b) {
+  int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
+  return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+// closed and consistently oriented: every directed edge once and its reverse once; returns
+// the Euler characteristic and the enclosed volume
+static int check_watertight(const tf_part_geometry* g, double* volume) {
+  int ne = 3 * g->nface;
+  int64_t* e = malloc(sizeof(int64_t) * (size_t)ne);
+  assert_non_null(e);
+  for (int f = 0; f < g->nface; f++) {
+    for (int k = 0; k < 3; k++) {
+      int64_t a = g->face[3 * f + k], b = g->face[3 * f + (k + 1) % 3];
+      assert_true(a >= 0 && a < g->nvert && a != b);
+      e[3 * f + k] = a * g->nvert + b;
+    }
+  }
+  qsort(e, (size_t)ne, sizeof(int64_t), cmp_i64);
+  for (int i = 0; i + 1 < ne; i++) assert_true(e[i] != e[i + 1]);
+  for (int i = 0; i < ne; i++) {
+    int64_t rev = (e[i] % g->nvert) * g->nvert + e[i] / g->nvert;
+    assert_non_null(bsearch(&rev, e, (size_t)ne, sizeof(int64_t), cmp_i64));
+  }
+  free(e);
+  double vol = 0;
+  for (int f = 0; f < g->nface; f++) {
+    const double* a = g->vert + 3 * g->face[3 * f];
+    const double* b = g->vert + 3 * g->face[3 * f + 1];
+    const double* c = g->vert + 3 * g->face[3 * f + 2];
+    vol += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+            a[2] * (b[0] * c[1] - b[1] * c[0])) /
+           6;
+  }
+  *volume = vol;
+  return g->nvert - ne / 2 + g->nface;
+}
+
+// closest point to p on triangle abc, by the Voronoi regions of its vertices, edges and face
+static void closest_on_triangle(double out[3], const double p[3], const double a[3],
+                                const double b[3], const double c[3]) {
+  double ab[3], ac[3], ap[3], bp[3], cp[3];
+  for (int k = 0; k < 3; k++) {
+    ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
+    bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
+  }
+  double d1 = ab[0] * ap[0] + ab[1] * ap[1] + ab[2] * ap[2];
+  double d2 = ac[0] * ap[0] + ac[1] * ap[1] + ac[2] * ap[2];
+  double d3 = ab[0] * bp[0] + ab[1] * bp[1] + ab[2] * bp[2];
+  double d4 = ac[0] * bp[0] + ac[1] * bp[1] + ac[2] * bp[2];
+  double d5 = ab[0] * cp[0] + ab[1] * cp[1] + ab[2] * cp[2];
+  double d6 = ac[0] * cp[0] + ac[1] * cp[1] + ac[2] * cp[2];
+  double va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
+  double s, t;
+  if (d1 <= 0 && d2 <= 0) {
+    s = 0, t = 0;
+  } else if (d3 >= 0 && d4 <= d3) {
+    s = 1, t = 0;
+  } else if (d6 >= 0 && d5 <= d6) {
+    s = 0, t = 1;
+  } else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    s = d1 / (d1 - d3), t = 0;
+  } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    s = 0, t = d2 / (d2 - d6);
+  } else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+    t = (d4 - d3) / ((d4 - d3) + (d5 - d6)), s = 1 - t;
+  } else {
+    double den = 1 / (va + vb + vc);
+    s = vb * den, t = vc * den;
+  }
+  for (int k = 0; k < 3; k++) out[k] = a[k] + s * ab[k] + t * ac[k];
+}
+
+// a uniform grid of triangle lists for nearest-triangle queries
+typedef struct tri_grid {
+  const tf_part_geometry* g;
+  double lo[3], cell;
+  int n[3];
+  int *start, *items, *stamp;
+  int mark;
+} tri_grid;
+
+static void grid_build(tri_grid* t, const tf_part_geometry* g, double cell, double margin) {
+  memset(t, 0, sizeof(*t));
+  t->g = g, t->cell = cell;
+  for (int k = 0; k < 3; k++) {
+    t->lo[k] = g->aabb[k] - margin;
+    t->n[k] = (int)ceil((g->aabb[3 + k] + margin - t->lo[k]) / cell) + 1;
+  }
+  size_t ncell = (size_t)t->n[0] * t->n[1] * t->n[2];
+  t->start = calloc(ncell + 1, sizeof(int));
+  t->stamp = calloc((size_t)g->nface, sizeof(int));
+  assert_non_null(t->start);
+  assert_non_null(t->stamp);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int f = 0; f < g->nface; f++) {
+      int lo[3], hi[3];
+      for (int k = 0; k < 3; k++) {
+        double a = INFINITY, b = -INFINITY;
+        for (int j = 0; j < 3; j++) {
+          double x = g->vert[3 * g->face[3 * f + j] + k];
+          a = fmin(a, x), b = fmax(b, x);
+        }
+        lo[k] = (int)floor((a - t->lo[k]) / cell), hi[k] = (int)floor((b - t->lo[k]) / cell);
+      }
+      for (int z = lo[2]; z <= hi[2]; z++) {
+        for (int y = lo[1]; y <= hi[1]; y++) {
+          for (int x = lo[0]; x <= hi[0]; x++) {
+            size_t c = ((size_t)z * t->n[1] + y) * t->n[0] + x;
+            if (pass == 0) {
+              t->start[c + 1]++;
+            } else {
+              t->items[t->start[c]++] = f;
+            }
+          }
+        }
+      }
+    }
+    if (pass == 0) {
+      for (size_t c = 0; c < ncell; c++) t->start[c + 1] += t->start[c];
+      t->items = malloc(sizeof(int) * (size_t)(t->start[ncell] > 0 ? t->start[ncell] : 1));
+      assert_non_null(t->items);
+    } else {
+      for (size_t c = ncell; c > 0; c--) t->start[c] = t->start[c - 1];
+      t->start[0] = 0;
+    }
+  }
+}
+
+static void grid_free(tri_grid* t) {
+  free(t->start), free(t->items), free(t->stamp);
+}
+
+// distance from p (inside the grid) to the mesh: rings of cells until no closer one remains
+static double grid_nearest(tri_grid* t, const double p[3]) {
+  int c[3];
+  for (int k = 0; k < 3; k++) c[k] = (int)floor((p[k] - t->lo[k]) / t->cell);
+  double best = INFINITY;
+  t->mark++;
+  for (int ring = 0; ring < 1000; ring++) {
+    for (int z = c[2] - ring; z <= c[2] + ring; z++) {
+      for (int y = c[1] - ring; y <= c[1] + ring; y++) {
+        for (int x = c[0] - ring; x <= c[0] + ring; x++) {
+          if (abs(z - c[2]) != ring && abs(y - c[1]) != ring && abs(x - c[0]) != ring) continue;
+          if (x < 0 || y < 0 || z < 0 || x >= t->n[0] || y >= t->n[1] || z >= t->n[2]) continue;
+          size_t cell = ((size_t)z * t->n[1] + y) * t->n[0] + x;
+          for (int i = t->start[cell]; i < t->start[cell + 1]; i++) {
+            int f = t->items[i];
+            if (t->stamp[f] == t->mark) continue;
+            t->stamp[f] = t->mark;
+            const int* fv = t->g->face + 3 * f;
+            double q[3];
+            closest_on_triangle(q, p, t->g->vert + 3 * fv[0], t->g->vert + 3 * fv[1],
+                                t->g->vert + 3 * fv[2]);
+            double d = sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) +
+                            (p[2] - q[2]) * (p[2] - q[2]));
+            best = fmin(best, d);
+          }
+        }
+      }
+    }
+    if (best <= ring * t->cell) break;
+  }
+  return best;
+}
+
+// random points within SHELL of the surface: an area-weighted point of the mesh plus a
+// random offset in the ball
+static void sample_near(double* pts, int n, const tf_part_geometry* g, test_rng* rng) {
+  double* cum = malloc(sizeof(double) * (size_t)g->nface);
+  assert_non_null(cum);
+  double total = 0;
+  for (int f = 0; f < g->nface; f++) {
+    const double* a = g->vert + 3 * g->face[3 * f];
+    const double* b = g->vert + 3 * g->face[3 * f + 1];
+    const double* c = g->vert + 3 * g->face[3 * f + 2];
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double x = u[1] * v[2] - u[2] * v[1], y = u[2] * v[0] - u[0] * v[2],
+           z = u[0] * v[1] - u[1] * v[0];
+    total += 0.5 * sqrt(x * x + y * y + z * z);
+    cum[f] = total;
+  }
+  for (int i = 0; i < n; i++) {
+    double x = rng_uniform(rng, 0, total);
+    int lo = 0, hi = g->nface - 1;
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if (cum[mid] < x) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    const int* fv = g->face + 3 * lo;
+    double s = rng_uniform(rng, 0, 1), t = rng_uniform(rng, 0, 1);
+    if (s + t > 1) s = 1 - s, t = 1 - t;
+    double dir[3], len;
+    do {
+      for (int k = 0; k < 3; k++) dir[k] = rng_uniform(rng, -1, 1);
+      len = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+    } while (len > 1 || len < 1e-3);
+    double r = SHELL * rng_uniform(rng, 0, 1) / len;
+    for (int k = 0; k < 3; k++) {
+      double a = g->vert[3 * fv[0] + k], b = g->vert[3 * fv[1] + k], c = g->vert[3 * fv[2] + k];
+      pts[3 * i + k] = a + s * (b - a) + t * (c - a) + r * dir[k];
+    }
+  }
+  free(cum);
+}
+
+// ---------------------------------------------------------------- the parts, rebuilt here
+
+// ISO 261 / 68-1 / 4032 / 4017 / 965-1 numbers (mm, um)
+typedef struct iso_row {
+  const char* name;
+  double d, p, s, k, m, es, td2, tD2;
+} iso_row;
+
+static const iso_row iso_m4 = {"M4", 4, 0.7, 7, 2.8, 3.2, 22, 90, 118};
+static const iso_row iso_m16 = {"M16", 16, 2.0, 24, 10, 14.8, 38, 160, 212};
+
+// a bolt or nut as this test understands it, from the standard and the documented frame
+typedef struct thread_part {
+  int nut;
+  double pitch, lead;     // m, m / rad
+  double rmaj, rmin;      // the thread profile's crest and root radii (bolt: less delta)
+  double apothem;         // hex: half across flats
+  double z0, z1;          // threaded length: bolt 0..length, nut 0..m
+  double head;            // bolt: head height k
+  double rtip;            // bolt: tip face radius (45 deg chamfer)
+  double rcs;             // nut: countersink radius at the faces (90 deg)
+  double far;             // the section's made-up outer wall (beyond the thread's reach)
+} thread_part;
+
+static thread_part make_part(const iso_row* iso, int nut, double delta, double length) {
+  thread_part t;
+  memset(&t, 0, sizeof(t));
+  t.nut = nut;
+  t.pitch = iso->p * 1e-3, t.lead = t.pitch / TWO_PI;
+  double h = sqrt(3.0) / 2 * t.pitch;
+  t.rmaj = iso->d * 0.5e-3 - delta, t.rmin = t.rmaj - 5 * h / 8;
+  t.apothem = iso->s * 0.5e-3;
+  if (nut) {
+    t.z0 = 0, t.z1 = iso->m * 1e-3;
+    t.rcs = 0.525 * iso->d * 1e-3;
+    t.far = 4 * t.apothem;
+  } else {
+    t.z0 = 0, t.z1 = length;
+    t.head = iso->k * 1e-3;
+    t.rtip = t.rmin - t.pitch / 8;
+    t.far = 0.5 * (iso->d * 0.5e-3 + t.apothem);
+  }
+  return t;
+}
+
+// the ISO 68-1 basic profile: crest P / 8 wide centred on zeta = 0, 60 deg flanks, root P / 4
+static double profile_radius(const thread_part* t, double zeta) {
+  double u = zeta / t->pitch - floor(zeta / t->pitch);
+  double depth = t->rmaj - t->rmin;
+  if (u < 1.0 / 16 || u >= 15.0 / 16) return t->rmaj;
+  if (u < 3.0 / 8) return t->rmaj - depth * (u - 1.0 / 16) / (5.0 / 16);
+  if (u < 5.0 / 8) return t->rmin;
+  return t->rmin + depth * (u - 5.0 / 8) / (5.0 / 16);
+}
+
+// the threaded surface's radius at (theta, z): the profile clamped by the tip chamfer (bolt)
+// or raised by the two countersinks (nut)
+static double surface_radius(const thread_part* t, double theta, double z) {
+  double f = profile_radius(t, z - t->lead * theta);
+  if (!t->nut) return fmin(f, t->rtip + (t->z1 - z));
+  return fmax(f, fmax(t->rcs - z, t->rcs - (t->z1 - z)));
+}
+
+static int inside_hex(const thread_part* t, const double p[3], double z0, double z1) {
+  if (p[2] < z0 || p[2] > z1) return 0;
+  for (int k = 0; k < 6; k++) {
+    if (p[0] * cos(k * TWO_PI / 6) + p[1] * sin(k * TWO_PI / 6) > t->apothem) return 0;
+  }
+  return 1;
+}
+
+// membership of the whole part, straight from the description
+static int inside_part(const thread_part* t, const double p[3]) {
+  double rho = sqrt(p[0] * p[0] + p[1] * p[1]), theta = atan2(p[1], p[0]);
+  if (!t->nut) {
+    if (inside_hex(t, p, -t->head, 0)) return 1;
+    return p[2] >= 0 && p[2] <= t->z1 && rho <= surface_radius(t, theta, p[2]);
+  }
+  return inside_hex(t, p, 0, t->z1) && rho >= surface_radius(t, theta, p[2]);
+}
+
+// exact distance to the hex prism between z0 and z1 (flats facing +-x and every 60 deg)
+static double hex_prism_dist(const thread_part* t, const double p[3], double z0, double z1) {
+  double rc = t->apothem / cos(TWO_PI / 12), best = INFINITY;
+  for (int k = 0; k < 6; k++) {
+    double a0 = TWO_PI / 12 + k * TWO_PI / 6, a1 = a0 + TWO_PI / 6;
+    double ax = rc * cos(a0), ay = rc * sin(a0), ex = rc * cos(a1) - ax, ey = rc * sin(a1) - ay;
+    double s = fmin(1, fmax(0, ((p[0] - ax) * ex + (p[1] - ay) * ey) / (ex * ex + ey * ey)));
+    double dx = p[0] - ax - s * ex, dy = p[1] - ay - s * ey;
+    best = fmin(best, dx * dx + dy * dy);
+  }
+  int in = 1;
+  for (int k = 0; k < 6; k++) {
+    if (p[0] * cos(k * TWO_PI / 6) + p[1] * sin(k * TWO_PI / 6) > t->apothem) in = 0;
+  }
+  double d2 = in ? -sqrt(best) : sqrt(best);
+  double dz = fabs(p[2] - 0.5 * (z0 + z1)) - 0.5 * (z1 - z0);
+  if (d2 <= 0 && dz <= 0) return fmax(d2, dz);
+  double a = fmax(d2, 0), b = fmax(dz, 0);
+  return sqrt(a * a + b * b);
+}
+
+// squared distance from q to segment ab in the plane
+static double seg_dist2(const double q[2], const double a[2], const double b[2]) {
+  double e[2] = {b[0] - a[0], b[1] - a[1]}, d[2] = {q[0] - a[0], q[1] - a[1]};
+  double ee = e[0] * e[0] + e[1] * e[1];
+  double s = ee > 0 ? fmin(1, fmax(0, (d[0] * e[0] + d[1] * e[1]) / ee)) : 0;
+  double x = d[0] - s * e[0], y = d[1] - s * e[1];
+  return x * x + y * y;
+}
+
+// squared plane distance from q = (r, z) to the section's boundary at angle theta, the
+// threaded surface taken within [za, zb]: the graph of surface_radius through every point
+// where it can bend (profile corners, their crossings with the chamfer or countersinks)
+static double section_dist2(const thread_part* t, double theta, const double q[2], double za,
+                            double zb) {
+  double zs[512];
+  int n = 0;
+  za = fmax(za, t->z0), zb = fmin(zb, t->z1);
+  double best = INFINITY;
+  // the static pieces and the thread's two ends
+  double e0[2] = {surface_radius(t, theta, t->z0), t->z0};
+  double e1[2] = {surface_radius(t, theta, t->z1), t->z1};
+  if (!t->nut) {
+    double pre[4][2] = {{0, -t->head}, {t->far, -t->head}, {t->far, 0}, {e0[0], e0[1]}};
+    for (int i = 0; i < 3; i++) best = fmin(best, seg_dist2(q, pre[i], pre[i + 1]));
+    double tip[2] = {0, t->z1};
+    best = fmin(best, seg_dist2(q, e1, tip));
+  } else {
+    double a[2] = {t->far, t->z0}, b[2] = {t->far, t->z1};
+    best = fmin(best, seg_dist2(q, a, e0));
+    best = fmin(best, seg_dist2(q, e1, b));
+    best = fmin(best, seg_dist2(q, a, b));
+  }
+  if (za >= zb) return best;
+  // candidate bends: corners of the profile, and each profile segment against each line
+  const double corner[4] = {1.0 / 16, 3.0 / 8, 5.0 / 8, 15.0 / 16};
+  double shift = t->lead * theta;
+  zs[n++] = za, zs[n++] = zb;
+  for (double per = floor((za - shift) / t->pitch) - 1; per * t->pitch + shift < zb + t->pitch;
+       per++) {
+    for (int c = 0; c < 4; c++) {
+      double z = shift + (per + corner[c]) * t->pitch;
+      double zn = shift + (per + (c < 3 ? corner[c + 1] : 1 + corner[0])) * t->pitch;
+      if (z > za && z < zb && n < 500) zs[n++] = z;
+      // the segment from this corner to the next, as r = r0 + slope (z - z)
+      double r0 = profile_radius(t, z - shift), r1 = profile_radius(t, zn - shift);
+      double slope = (r1 - r0) / (zn - z);
+      double lines[2][2];  // r = a + b z
+      int nl = 0;
+      if (!t->nut) {
+        lines[nl][0] = t->rtip + t->z1, lines[nl++][1] = -1;
+      } else {
+        lines[nl][0] = t->rcs, lines[nl++][1] = -1;
+        lines[nl][0] = t->rcs - t->z1, lines[nl++][1] = 1;
+      }
+      for (int l = 0; l < nl; l++) {
+        if (lines[l][1] == slope) continue;
+        double zc = (r0 - slope * z - lines[l][0]) / (lines[l][1] - slope);
+        if (zc > fmax(z, za) && zc < fmin(zn, zb) && n < 500) zs[n++] = zc;
+      }
+    }
+  }
+  qsort(zs, (size_t)n, sizeof(double), cmp_double);
+  double prev[2] = {surface_radius(t, theta, zs[0]), zs[0]};
+  for (int i = 1; i < n; i++) {
+    double cur[2] = {surface_radius(t, theta, zs[i]), zs[i]};
+    best = fmin(best, seg_dist2(q, prev, cur));
+    prev[0] = cur[0], prev[1] = cur[1];
+  }
+  return best;
+}
+
+// the section solid (bolt: head slab + shank; nut: slab between the faces outside the bore)
+static int section_inside(const thread_part* t, const double p[3]) {
+  double rho = sqrt(p[0] * p[0] + p[1] * p[1]), theta = atan2(p[1], p[0]);
+  if (!t->nut) {
+    if (p[2] >= -t->head && p[2] <= 0 && rho <= t->far) return 1;
+    return p[2] >= 0 && p[2] <= t->z1 && rho <= surface_radius(t, theta, p[2]);
+  }
+  return p[2] >= t->z0 && p[2] <= t->z1 && rho <= t->far &&
+         rho >= surface_radius(t, theta, p[2]);
+}
+
+// the distance to the section solid by local minimisation on the swept surface: a point of
+// the half-plane at theta + phi lies at |p - q|^2 = (rho cos phi - r)^2 + (z - zq)^2 +
+// (rho sin phi)^2, so minimise the plane distance plus (rho sin phi)^2 over phi
+static double section_dist(const thread_part* t, const double p[3]) {
+  double rho = sqrt(p[0] * p[0] + p[1] * p[1]), theta = atan2(p[1], p[0]);
+  double q0[2] = {rho, p[2]};
+  double dm = sqrt(section_dist2(t, theta, q0, -INFINITY, INFINITY));
+  double win = dm + t->pitch;
+  double phimax = dm >= rho ? M_PI : fmin(M_PI, 1.1 * asin(dm / rho) + 1e-6);
+  enum { SAMPLES = 96 };
+  double best = INFINITY, bphi = 0;
+  for (int i = 0; i <= SAMPLES; i++) {
+    double phi = -phimax + 2 * phimax * i / SAMPLES;
+    double q[2] = {rho * cos(phi), p[2]};
+    double v = section_dist2(t, theta + phi, q, p[2] - win, p[2] + win) +
+               rho * rho * sin(phi) * sin(phi);
+    if (v < best) best = v, bphi = phi;
+  }
+  // golden section on the bracket around the best sample
+  double a = bphi - 2 * phimax / SAMPLES, b = bphi + 2 * phimax / SAMPLES;
+  const double gr = 0.6180339887498949;
+  double x1 = b - gr * (b - a), x2 = a + gr * (b - a), f[2];
+  for (int k = 0; k < 2; k++) {
+    double phi = k ? x2 : x1, q[2] = {rho * cos(phi), p[2]};
+    f[k] = section_dist2(t, theta + phi, q, p[2] - win, p[2] + win) +
+           rho * rho * sin(phi) * sin(phi);
+  }
+  for (int it = 0; it < 70; it++) {
+    if (f[0] < f[1]) {
+      b = x2, x2 = x1, f[1] = f[0], x1 = b - gr * (b - a);
+      double q[2] = {rho * cos(x1), p[2]};
+      f[0] = section_dist2(t, theta + x1, q, p[2] - win, p[2] + win) +
+             rho * rho * sin(x1) * sin(x1);
+    } else {
+      a = x1, x1 = x2, f[0] = f[1], x2 = a + gr * (b - a);
+      double q[2] = {rho * cos(x2), p[2]};
+      f[1] = section_dist2(t, theta + x2, q, p[2] - win, p[2] + win) +
+             rho * rho * sin(x2) * sin(x2);
+    }
+  }
+  double d = sqrt(fmin(best, fmin(f[0], f[1])));
+  return section_inside(t, p) ? -d : d;
+}
+
+// the whole part from the section solid's distance s: bolt = section solid joined with the
+// head, nut = section solid within the hex
+static double reference_dist(const thread_part* t, const double p[3], double s) {
+  if (!t->nut) return fmin(s, hex_prism_dist(t, p, -t->head, 0));
+  return fmax(s, hex_prism_dist(t, p, 0, t->z1));
+}
+
+// ---------------------------------------------------------------- checks
+
+static void build(tf_part_geometry* g, const char* name, const tf_kv* kv, int nkv) {
+  char err[512];
+  int rc = tf_part_build(name, kv, nkv, g, err, sizeof(err));
+  if (rc) print_message("%s\n", err);
+  assert_int_equal(rc, 0);
+}
+
+// a part against everything: mesh, vertices on the surface, chord error, brute force on the
+// mesh, the parametric minimisation, gradients
+static void check_thread_part(const iso_row* iso, int nut) {
+  const char* name = nut ? "nut" : "bolt";
+  double length = 0.012;
+  tf_kv kv[] = {{"size", iso->name}, {"chord_um", "0.1"}, {"length", "0.012"}};
+  tf_part_geometry g;
+  build(&g, name, kv, nut ? 2 : 3);
+  thread_part t = make_part(iso, nut, nut ? 0 : 0.5 * iso->es * 1e-6, length);
+
+  double vol;
+  assert_int_equal(check_watertight(&g, &vol), nut ? 0 : 2);  // a nut is a torus
+  assert_true(vol > 0);
+  assert_true(g.chord_error < 0.2e-6);
+  assert_true(g.error_bound > 0 && g.error_bound <= 1e-8);
+  // every vertex on the surface as described (thread, faces, hex), and on the SDF's zero set
+  double grad[3];
+  for (int i = 0; i < g.nvert; i++) {
+    const double* v = g.vert + 3 * i;
+    double rho = sqrt(v[0] * v[0] + v[1] * v[1]);
+    double hex = fabs(hex_prism_dist(&t, v, nut ? 0 : -t.head, nut ? t.z1 : 0));
+    double thread = v[2] >= t.z0 && v[2] <= t.z1
+                        ? fabs(rho - surface_radius(&t, atan2(v[1], v[0]), v[2]))
+                        : INFINITY;
+    double axis = rho < 1e-15 ? 0 : INFINITY;  // the centres of the head and tip faces
+    assert_true(fmin(fmin(hex, thread), axis) < 1e-12);
+    assert_true(fabs(g.fn(g.params, v, grad)) < 1e-12);
+  }
+  // the mesh stays within its chord error: points inside each triangle
+  double chord = 0;
+  for (int f = 0; f < g.nface; f++) {
+    const int* fv = g.face + 3 * f;
+    double p[3];
+    for (int k = 0; k < 3; k++) {
+      double a = g.vert[3 * fv[0] + k], b = g.vert[3 * fv[1] + k], c = g.vert[3 * fv[2] + k];
+      p[k] = (a + b + c) / 3;
+    }
+    chord = fmax(chord, fabs(g.fn(g.params, p, grad)));
+  }
+  assert_true(chord <= g.chord_error + g.error_bound);
+
+  test_rng rng = {0x7EAD ^ (uint64_t)(iso->d * 10) ^ (uint64_t)nut};
+  double* pts = malloc(sizeof(double) * 3 * NPOINT);
+  assert_non_null(pts);
+  sample_near(pts, NPOINT, &g, &rng);
+  tri_grid grid;
+  grid_build(&grid, &g, 0.25e-3, 2 * SHELL);
+  double worst = 0, worst_above = -INFINITY, worst_norm = 0, worst_fd = 0;
+  double worst_ref = 0, worst_ref_above = -INFINITY, worst_cos = 0;
+  for (int i = 0; i < NPOINT; i++) {
+    const double* p = pts + 3 * i;
+    double d = g.fn(g.params, p, grad);
+    double ref = grid_nearest(&grid, p);
+    if (inside_part(&t, p)) ref = -ref;
+    worst = fmax(worst, fabs(d - ref));
+    worst_above = fmax(worst_above, d - ref);
+    worst_norm = fmax(worst_norm, fabs(sqrt(grad[0] * grad[0] + grad[1] * grad[1] +
+                                            grad[2] * grad[2]) - 1));
+    if (i < NREF) {
+      double s = section_dist(&t, p);
+      double exact = reference_dist(&t, p, s);
+      if (getenv("TF_DEBUG") && fabs(d - exact) > worst_ref) print_message("  ref %.3g at %.17g %.17g %.17g d %.9g\n", d - exact, p[0], p[1], p[2], d);
+      worst_ref = fmax(worst_ref, fabs(d - exact));
+      worst_ref_above = fmax(worst_ref_above, d - exact);
+      // what the plain meridional distance times cos(lead angle at the minor radius) gives
+      double rho = sqrt(p[0] * p[0] + p[1] * p[1]);
+      double q[2] = {rho, p[2]};
+      double dm = sqrt(section_dist2(&t, atan2(p[1], p[0]), q, -INFINITY, INFINITY));
+      double dcos = dm * t.rmin / sqrt(t.rmin * t.rmin + t.lead * t.lead);
+      if (fabs(s) < SHELL && fabs(s) < fabs(hex_prism_dist(&t, p, nut ? 0 : -t.head,
+                                                             nut ? t.z1 : 0))) {
+        worst_cos = fmax(worst_cos, fabs(dcos - fabs(s)));
+      }
+    }
+    if (i % 10 == 0) {
+      // the gradient is the distance's derivative (central differences), except on the
+      // medial axis, where the nearest point jumps and the gradients either side differ
+      double h = 1e-7, fd[3], ga[3], gb[3], jump = 0;
+      for (int k = 0; k < 3; k++) {
+        double a[3] = {p[0], p[1], p[2]}, b[3] = {p[0], p[1], p[2]};
+        a[k] += h, b[k] -= h;
+        fd[k] = (g.fn(g.params, a, ga) - g.fn(g.params, b, gb)) / (2 * h);
+        for (int j = 0; j < 3; j++) jump = fmax(jump, fabs(ga[j] - gb[j]));
+      }
+      double e = sqrt((fd[0] - grad[0]) * (fd[0] - grad[0]) + (fd[1] - grad[1]) * (fd[1] - grad[1]) +
+                      (fd[2] - grad[2]) * (fd[2] - grad[2]));
+      if (jump < 1e-3) worst_fd = fmax(worst_fd, e);
+    }
+  }
+  print_message("%s %s: %d triangles, chord %.3g um (sampled %.3g); vs mesh: |sdf - brute| <= "
+                "%.3g um, sdf - brute <= %.3g um; vs parametric (%d pts): |sdf - exact| <= %.3g "
+                "nm, sdf - exact <= %.3g nm (plain cos(lambda) would be off by %.3g um); "
+                "||grad| - 1| <= %.2g, |grad - fd| <= %.2g\n",
+                name, iso->name, g.nface, g.chord_error * 1e6, chord * 1e6, worst * 1e6,
+                worst_above * 1e6, NREF, worst_ref * 1e9, worst_ref_above * 1e9, worst_cos * 1e6,
+                worst_norm, worst_fd);
+  assert_true(worst < 1e-6);
+  assert_true(worst <= g.chord_error + g.error_bound);
+  assert_true(worst_above <= g.chord_error);
+  assert_true(worst_ref <= g.error_bound);
+  assert_true(worst_ref_above <= 1e-15);  // a lower bound (up to the hex prism's rounding)
+  assert_true(worst_norm < 1e-6);
+  assert_true(worst_fd < 1e-5);
+  grid_free(&grid);
+  free(pts);
+  tf_part_geometry_free(&g);
+}
+
+// ---------------------------------------------------------------- tests
+
+static void test_bolt_m4_exact(void** state) {
+  (void)state;
+  check_thread_part(&iso_m4, 0);
+}
+
+static void test_nut_m4_exact(void** state) {
+  (void)state;
+  check_thread_part(&iso_m4, 1);
+}
+
+static void test_bolt_m16_exact(void** state) {
+  (void)state;
+  check_thread_part(&iso_m16, 0);
+}
+
+static void test_nut_m16_exact(void** state) {
+  (void)state;
+  check_thread_part(&iso_m16, 1);
+}
+
+// the nut's SDF at a world point, the nut's frame at height z0 turned by theta0
+static double nut_sdf(const tf_part_geometry* nut, double z0, double theta0, const double p[3]) {
+  double c = cos(theta0), s = sin(theta0), grad[3];
+  double q[3] = {c * p[0] + s * p[1], -s * p[0] + c * p[1], p[2] - z0};
+  return nut->fn(nut->params, q, grad);
+}
+
+// a point of the bolt's thread flank at radius r and angle theta, in the period n; upper:
+// the flank facing +z (above the crest), else the one facing -z
+static void bolt_flank_point(double p[3], const thread_part* t, double r, double theta, int n,
+                             int upper) {
+  double depth = t->rmaj - t->rmin, u = 5.0 / 16 * (t->rmaj - r) / depth;
+  double zeta = (upper ? 1.0 / 16 + u : 15.0 / 16 - u) * t->pitch;
+  p[0] = r * cos(theta), p[1] = r * sin(theta);
+  p[2] = zeta + n * t->pitch + t->lead * theta;
+}
+
+// nut resting on the bolt's flanks, then lifted past its play
+static void check_fit(const iso_row* iso, const char* fit, const char* clearance, double delta) {
+  double length = 2 * iso->m * 1e-3 + 0.004;
+  char len[32];
+  snprintf(len, sizeof(len), "%.6f", length);
+  tf_kv kb[] = {{"size", iso->name}, {"length", len}, {"fit", fit}, {"clearance_um", clearance}};
+  tf_kv kn[] = {{"size", iso->name}};
+  tf_part_geometry bolt, nut;
+  build(&bolt, "bolt", kb, 4);
+  build(&nut, "nut", kn, 1);
+  thread_part tb = make_part(iso, 0, delta, length);
+  double p = tb.pitch, r2 = iso->d * 0.5e-3 - 3.0 / 8 * sqrt(3.0) / 2 * p;  // pitch radius
+  double play = 2 * delta * TAN30;
+  // a turned nut engages where z0 - pitch theta0 / 2 pi is a whole number of pitches; it
+  // rests (its lower flanks on the bolt's upper flanks) half the play lower
+  double theta0 = 0.7;
+  int n0 = (int)floor(0.25 * length / p);
+  double z0 = n0 * p + tb.lead * theta0 - 0.5 * play;
+  // the flank points of period nmid span about nmid p + [p / 4, 7 p / 4): centred in the nut
+  int nmid = (int)floor((z0 + 0.5 * iso->m * 1e-3) / p - 0.5);
+  double touch = 0, gap_lo = INFINITY, gap_hi = -INFINITY;
+  for (int i = 0; i < 64; i++) {
+    double theta = TWO_PI * i / 64, a[3], b[3];
+    bolt_flank_point(a, &tb, r2, theta, nmid, 1);
+    bolt_flank_point(b, &tb, r2, theta, nmid, 0);
+    touch = fmax(touch, fabs(nut_sdf(&nut, z0, theta0, a)));
+    double gap = nut_sdf(&nut, z0, theta0, b);
+    gap_lo = fmin(gap_lo, gap), gap_hi = fmax(gap_hi, gap);
+  }
+  // nowhere do the two overlap: the bolt's vertices within the nut's reach
+  double least = INFINITY;
+  for (int i = 0; i < bolt.nvert; i++) {
+    const double* v = bolt.vert + 3 * i;
+    if (v[2] > z0 - 0.001 && v[2] < z0 + iso->m * 1e-3 + 0.001) {
+      least = fmin(least, nut_sdf(&nut, z0, theta0, v));
+    }
+  }
+  // lifted by the play and 10 um more: the upper flanks overlap by 10 um cos 30
+  double lift = play + 10e-6, over_lo = INFINITY, over_hi = -INFINITY;
+  for (int i = 0; i < 64; i++) {
+    double theta = TWO_PI * i / 64, b[3];
+    bolt_flank_point(b, &tb, r2, theta, nmid, 0);
+    double d = nut_sdf(&nut, z0 + lift, theta0, b);
+    over_lo = fmin(over_lo, d), over_hi = fmax(over_hi, d);
+  }
+  double want = play * cos(M_PI / 6);
+  print_message("fit %s %s (delta %.2f um): resting flanks |gap| <= %.3g um; other flanks gap "
+                "%.4f..%.4f um (2 delta tan30 cos30 = %.4f); least clearance over the bolt's "
+                "vertices %.3g um; lifted %.2f um: overlap %.4f..%.4f um (want -8.66)\n",
+                iso->name, fit, delta * 1e6, touch * 1e6, gap_lo * 1e6, gap_hi * 1e6, want * 1e6,
+                least * 1e6, lift * 1e6, over_lo * 1e6, over_hi * 1e6);
+  assert_true(touch < 1e-6);
+  assert_true(fabs(gap_lo - want) < 2e-6 && fabs(gap_hi - want) < 2e-6);
+  assert_true(least > -1e-6);
+  assert_true(fabs(over_lo + 10e-6 * cos(M_PI / 6)) < 2e-6);
+  assert_true(fabs(over_hi + 10e-6 * cos(M_PI / 6)) < 2e-6);
+  // the bolt sees the nut the same way: the nut's flank facing down sits on the bolt
+  double grad[3], a[3];
+  bolt_flank_point(a, &tb, r2, 1.3, nmid, 1);
+  assert_true(fabs(bolt.fn(bolt.params, a, grad)) < 1e-12);
+  tf_part_geometry_free(&bolt);
+  tf_part_geometry_free(&nut);
+}
+
+static void test_fit_m4(void** state) {
+  (void)state;
+  check_fit(&iso_m4, "6H/6g", "0", 0.5 * iso_m4.es * 1e-6);  // 6g allowance: 11 um
+  check_fit(&iso_m4, "none", "50", 50e-6);
+}
+
+static void test_fit_m16(void** state) {
+  (void)state;
+  check_fit(&iso_m16, "6H/6g", "0", 0.5 * iso_m16.es * 1e-6);  // 19 um
+  double mid = 0.5 * (iso_m16.es + 0.5 * iso_m16.td2 + 0.5 * iso_m16.tD2) * 1e-6;
+  check_fit(&iso_m16, "6H/6g-mid", "0", mid);  // 112 um
+}
+
+// a refused build: -1 and a message holding each needle
+static void expect_error(const char* part, const tf_kv* kv, int nkv, const char* n1,
+                         const char* n2) {
+  char err[512];
+  tf_part_geometry g;
+  assert_int_equal(tf_part_build(part, kv, nkv, &g, err, sizeof(err)), -1);
+  if (!strstr(err, n1) || (n2 && !strstr(err, n2))) print_message("message: %s\n", err);
+  assert_non_null(strstr(err, n1));
+  if (n2) assert_non_null(strstr(err, n2));
+  assert_null(g.vert);
+  assert_null(g.params);
+}
+
+static void test_bad_parameters(void** state) {
+  (void)state;
+  tf_kv size[] = {{"size", "M5"}};
+  expect_error("bolt", size, 1, "part 'bolt': size must be one of M4|M8|M12|M16|M20", "'M5'");
+  tf_kv unknown[] = {{"pitch", "1"}};
+  expect_error("nut", unknown, 1, "part 'nut': unknown parameter 'pitch'", "valid: size chord_um");
+  tf_kv clearance[] = {{"fit", "none"}, {"clearance_um", "500"}};
+  expect_error("bolt", clearance, 2, "part 'bolt': clearance_um must be in", "um");
+  tf_kv fit[] = {{"fit", "6H/4h"}};
+  expect_error("bolt", fit, 1, "fit must be one of 6H/6g|6H/6g-mid|none", NULL);
+  tf_kv shorty[] = {{"size", "M20"}, {"length", "0.004"}};
+  expect_error("bolt", shorty, 2, "part 'bolt': length must be at least", NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bolt_m4_exact),  cmocka_unit_test(test_nut_m4_exact),
+      cmocka_unit_test(test_bolt_m16_exact), cmocka_unit_test(test_nut_m16_exact),
+      cmocka_unit_test(test_fit_m4),         cmocka_unit_test(test_fit_m16),
+      cmocka_unit_test(test_bad_parameters),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
