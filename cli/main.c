@@ -16,6 +16,9 @@ void tf_cli_usage(FILE* f) {
           "                      simulate a reference scene and print its metrics\n"
           "  validate [--gate NAME] [--solver pgs|newton|al|admm] [--json]\n"
           "                      run the contact physics gates and compare with their limits\n"
+          "  asset list [--json] the parametric parts and their parameters\n"
+          "  asset export PART [--set key=value ...] --out FILE.obj|FILE.stl [--json]\n"
+          "                      write a part's watertight mesh\n"
           "  list [--json]       scenes, gates, solvers, integrators, joints, actuators\n"
           "  --version           print the version\n"
           "  --help              print this help\n");
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "run") == 0) return tf_cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "list") == 0) return tf_cmd_list(argc - 2, argv + 2);
   if (strcmp(cmd, "validate") == 0) return tf_cmd_validate(argc - 2, argv + 2);
+  if (strcmp(cmd, "asset") == 0) return tf_cmd_asset(argc - 2, argv + 2);
   fprintf(stderr, "tightfit: unknown command '%s'\n", cmd);
   tf_cli_usage(stderr);
   return TF_EXIT_USAGE;

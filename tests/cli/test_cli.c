@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -364,6 +365,54 @@ static void test_validate_json(void** state) {
   cli_result_free(&r);
 }
 
+// a part exports as a mesh file; a second read of it gives the counts the export reported
+static void test_asset_export(void** state) {
+  (void)state;
+  char path[] = "/tmp/tightfit_test_gear_XXXXXX.obj";
+  int fd = mkstemps(path, 4);
+  assert_true(fd >= 0);
+  close(fd);
+  unlink(path);
+  const char* args[] = {"asset", "export", "gear", "--set", "teeth=17", "--out", path, "--json",
+                        NULL};
+  cli_result r = run_cli(args);
+  assert_true(r.exited);
+  assert_int_equal(r.code, 0);
+  cJSON* root = cJSON_Parse(r.out);
+  assert_non_null(root);
+  assert_true(cJSON_GetObjectItem(root, "triangles")->valueint > 100);
+  cJSON_Delete(root);
+  cli_result_free(&r);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_true(st.st_size > 1000);
+  unlink(path);
+}
+
+// bad part, bad parameter, bad extension and an unwritable folder: exit 2, no file
+static void test_asset_export_errors(void** state) {
+  (void)state;
+  const char* unknown[] = {"asset", "export", "sprocket", "--out", "/tmp/x.obj", NULL};
+  const char* n1[] = {"sprocket", "gear", "nut", NULL};
+  expect_usage_error(unknown, n1, 0);
+  const char* bad_size[] = {"asset", "export", "bolt", "--set", "size=M7", "--out", "/tmp/x.obj",
+                            NULL};
+  const char* n2[] = {"size", "M16", NULL};
+  expect_usage_error(bad_size, n2, 0);
+  const char* bad_key[] = {"asset", "export", "nut", "--set", "pitch=1", "--out", "/tmp/x.obj",
+                           NULL};
+  const char* n3[] = {"pitch", "size", NULL};
+  expect_usage_error(bad_key, n3, 0);
+  const char* bad_ext[] = {"asset", "export", "nut", "--out", "/tmp/x.ply", NULL};
+  const char* n4[] = {".obj", NULL};
+  expect_usage_error(bad_ext, n4, 0);
+  const char* bad_dir[] = {"asset", "export", "nut", "--out", "/nonexistent_dir/x.stl", NULL};
+  const char* n5[] = {"/nonexistent_dir/x.stl", NULL};
+  expect_usage_error(bad_dir, n5, 0);
+  struct stat st;
+  assert_true(stat("/nonexistent_dir/x.stl", &st) != 0);
+}
+
 static void test_run_dt_missing_value(void** state) {
   (void)state;
   const char* args[] = {"run", "--scene", "pendulum", "--dt", NULL};
@@ -531,6 +580,8 @@ int main(void) {
       cmocka_unit_test(test_validate_unknown_solver),
       cmocka_unit_test(test_validate_unknown_option),
       cmocka_unit_test(test_validate_json),
+      cmocka_unit_test(test_asset_export),
+      cmocka_unit_test(test_asset_export_errors),
       cmocka_unit_test(test_list_json),
       cmocka_unit_test(test_list_text),
       cmocka_unit_test(test_run_json),
