@@ -61,15 +61,18 @@ $(TASKS_LIB): $(call obj,$(TASKS_SRC))
 	@rm -f $@ && ar rcs $@ $^
 
 $(CLI_BIN): $(call obj,$(CLI_SRC)) $(TASKS_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "ld $@"
+	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TASKS_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	@echo "ld $@"
+	@$(CC) $(CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(TASKS_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "ld $@"
+	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # ---- the two commands
 test: deps
