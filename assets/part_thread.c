@@ -47,6 +47,7 @@
 #include "parts_internal.h"
 #include "sdf_profile.h"
 
+#define PI 3.141592653589793
 #define TWO_PI 6.283185307179586
 #define TAN30 0.5773502691896257
 #define ERROR_BOUND 1e-12  // m: the safety margin below, over the measured deviation (3e-16 m)
@@ -63,8 +64,8 @@ typedef struct iso_thread {
 } iso_thread;
 
 static const iso_thread iso_sizes[] = {
-    {4, 0.7, 7, 2.8, 3.2, 22, 90, 118},        {8, 1.25, 13, 5.3, 6.8, 28, 118, 160},
-    {12, 1.75, 18, 7.5, 10.8, 34, 150, 200},   {16, 2.0, 24, 10, 14.8, 38, 160, 212},
+    {4, 0.7, 7, 2.8, 3.2, 22, 90, 118},      {8, 1.25, 13, 5.3, 6.8, 28, 118, 160},
+    {12, 1.75, 18, 7.5, 10.8, 34, 150, 200}, {16, 2.0, 24, 10, 14.8, 38, 160, 212},
     {20, 2.5, 30, 12.5, 18.0, 42, 170, 224},
 };
 #define SIZE_CHOICES "M4|M8|M12|M16|M20"
@@ -75,9 +76,12 @@ enum { FIT_6G = 0, FIT_6G_MID, FIT_NONE, FIT_N };
 // the allowance delta (m) of a fit for a size; clearance_um for FIT_NONE
 static double thread_delta(const iso_thread* iso, int fit, double clearance_um) {
   switch (fit) {
-    case FIT_6G: return 0.5 * iso->es * 1e-6;
-    case FIT_6G_MID: return 0.5 * (iso->es + 0.5 * iso->td2 + 0.5 * iso->tD2) * 1e-6;
-    default: return clearance_um * 1e-6;
+    case FIT_6G:
+      return 0.5 * iso->es * 1e-6;
+    case FIT_6G_MID:
+      return 0.5 * (iso->es + 0.5 * iso->td2 + 0.5 * iso->tD2) * 1e-6;
+    default:
+      return clearance_um * 1e-6;
   }
 }
 
@@ -107,19 +111,41 @@ static void basic_profile(tf_profile_thread* t, const iso_thread* iso, double de
 
 typedef struct thread_sdf {
   tf_profile_thread thread;  // the envelope of the threaded length
-  int nut;                   // 1: material outside the envelope (section traced clockwise)
+  int nut;                   // 1: material outside the envelope (on the section's right)
   int npre, npost;
   tf_profile_vertex pre[4], post[4];  // static section parts before / after the envelope
-  double zlo, zhi;   // the section's slab: bolt head (-k, 0); nut faces (0, m)
-  double far;        // bolt: the head slab's radius; nut: the slab's outer radius
-  double apothem;    // hex: half the across-flats size
+  double zlo, zhi;                    // the section's slab: bolt head (-k, 0); nut faces (0, m)
+  double far;                         // bolt: the head slab's radius; nut: the slab's outer radius
+  double apothem;                     // hex: half the across-flats size
   double hex_z0, hex_z1;
+  double rmin;   // the smallest radius of a moving feature (the profile's minor radius)
+  double speed;  // the fastest a feature's image moves in the section (m / rad)
 } thread_sdf;
+
+// rmin and speed of a thread: kinks move with the lead; the crossing of a flank of slope b
+// (dr / dz) with a static line of slope c slides along the line at lead |b| sqrt(1 + c^2) /
+// |c - b|, with an end plane at lead |b|
+static void feature_speeds(thread_sdf* t) {
+  const tf_profile_thread* th = &t->thread;
+  double lead = th->pitch / TWO_PI;
+  t->rmin = INFINITY, t->speed = lead;
+  for (int k = 0; k < th->nkink; k++) {
+    t->rmin = fmin(t->rmin, th->kink[k][0]);
+    int k1 = (k + 1) % th->nkink;
+    double dz = th->kink[k1][1] - th->kink[k][1] + (k1 == 0 ? th->pitch : 0);
+    double b = (th->kink[k1][0] - th->kink[k][0]) / dz;
+    for (int j = 0; j < th->nlo + th->nhi; j++) {
+      double c = j < th->nlo ? th->lo[j][1] : th->hi[j - th->nlo][1];
+      if (c != b) t->speed = fmax(t->speed, lead * fabs(b) * sqrt(1 + c * c) / fabs(c - b));
+    }
+    // and a flank's crossing with an end plane slides along it
+    if (b != 0) t->speed = fmax(t->speed, lead * fabs(b));
+  }
+}
 
 // exact distance to the hex prism |hexagon(x, y)| <= apothem, z0 <= z <= z1, flats facing
 // +-x and every 60 deg
-static double hex_prism(const double p[3], double apothem, double z0, double z1,
-                        double grad[3]) {
+static double hex_prism(const double p[3], double apothem, double z0, double z1, double grad[3]) {
   const double step = TWO_PI / 6;
   double rho = sqrt(p[0] * p[0] + p[1] * p[1]);
   double alpha = atan2(p[1], p[0]);
@@ -195,12 +221,15 @@ static double section_eval(const thread_sdf* t, const double p[3], double grad[3
   double c = rho > 0 ? p[0] / rho : 1, s = rho > 0 ? p[1] / rho : 0;
   tf_profile_query q;
   tf_profile_query_init(&q, rho, p[2]);
-  // the envelope within reach: any surface point bounds the distance from above, and a
-  // feature's image moves by at most lead * pi over the turn it may be followed
+  // the envelope within reach: any surface point bounds the distance d from above; a surface
+  // point turned by phi is at least r |sin phi| away, so only turns up to asin(d / rmin)
+  // matter, over which a feature's image moves by at most speed * phi
   double zc = fmin(fmax(p[2], th->z0), th->z1);
   double hz = tf_profile_thread_radius(th, theta, zc);
-  double reach = sqrt((rho - hz) * (rho - hz) + (p[2] - zc) * (p[2] - zc)) + 0.6 * th->pitch;
-  query_section(&q, t, theta, fmax(p[2] - reach, th->z0), fmin(p[2] + reach, th->z1));
+  double reach = sqrt((rho - hz) * (rho - hz) + (p[2] - zc) * (p[2] - zc));
+  double turn = reach < t->rmin ? asin(reach / t->rmin) : PI;
+  double half = reach + t->speed * turn + 1e-9;
+  query_section(&q, t, theta, fmax(p[2] - half, th->z0), fmin(p[2] + half, th->z1));
   // features that end within the turn that matters: look just past their ends, where
   // features the point's own section lacks (a corner emerging from a chamfer) begin
   double done[2 * TF_PROFILE_MAXEVENT];
@@ -217,7 +246,7 @@ static double section_eval(const thread_sdf* t, const double p[3], double grad[3
       if (seen) continue;
       done[ndone++] = ev[e];
       q.base = ev[e];
-      double more = reach + fabs(ev[e]) * th->pitch / TWO_PI;
+      double more = half + t->speed * fabs(ev[e]);
       query_section(&q, t, theta, fmax(p[2] - more, th->z0), fmin(p[2] + more, th->z1));
     }
   }
@@ -231,6 +260,7 @@ static double section_eval(const thread_sdf* t, const double p[3], double grad[3
   return inside ? -q.dist - margin : q.dist - margin;
 }
 
+// tf_sdf_fn of the bolt: the threaded section joined with the head
 static double sdf_bolt(const void* params, const double p[3], double grad[3]) {
   const thread_sdf* t = params;
   double gs[3], gh[3];
@@ -240,6 +270,7 @@ static double sdf_bolt(const void* params, const double p[3], double grad[3]) {
   return ds < dh ? ds : dh;
 }
 
+// tf_sdf_fn of the nut: the threaded section within the hex
 static double sdf_nut(const void* params, const double p[3], double grad[3]) {
   const thread_sdf* t = params;
   double gs[3], gh[3];
@@ -249,9 +280,11 @@ static double sdf_nut(const void* params, const double p[3], double grad[3]) {
   return ds > dh ? ds : dh;
 }
 
+// a vertex of the section that is there at every angle
 static void static_vertex(tf_profile_vertex* v, double r, double z) {
   memset(v, 0, sizeof(*v));
   v->p[0] = r, v->p[1] = z;
+  v->phi[0] = -PI, v->phi[1] = PI;
 }
 
 // ---------------------------------------------------------------- mesh
@@ -291,6 +324,7 @@ typedef struct thread_mesh {
   double chord;
 } thread_mesh;
 
+// releases the station arrays (the mesh itself is handed over or freed apart)
 static void thread_mesh_free(thread_mesh* tm) {
   free(tm->theta), free(tm->first), free(tm->last);
   tm->theta = NULL, tm->first = tm->last = NULL;
@@ -321,6 +355,7 @@ static int thread_mesh_sweep(thread_mesh* tm, const tf_profile_thread* t, const 
   return tm->m.failed ? -1 : 0;
 }
 
+// releases everything and reports running out of memory
 static int fail_oom(thread_mesh* tm, void* params, const char* part, char* err, size_t errlen) {
   thread_mesh_free(tm);
   tf_profile_mesh_free(&tm->m);
@@ -329,6 +364,7 @@ static int fail_oom(thread_mesh* tm, void* params, const char* part, char* err, 
   return -1;
 }
 
+// hands the mesh and its chord error to the geometry
 static void take_mesh(tf_part_geometry* out, thread_mesh* tm) {
   out->vert = tm->m.vert, out->nvert = tm->m.nvert;
   out->face = tm->m.face, out->nface = tm->m.nface;
@@ -351,6 +387,7 @@ static const tf_param_spec bolt_params[BOLT_N] = {
     {"chord_um", 2, 0.01, 1000, "um", NULL, "mesh: largest distance from the true surface"},
 };
 
+// builds a bolt: section parameters, then the swept thread, head and tip meshes
 static int build_bolt(const double* v, tf_part_geometry* out, char* err, size_t errlen) {
   const iso_thread* iso = &iso_sizes[(int)v[BOLT_SIZE]];
   double delta = thread_delta(iso, (int)v[BOLT_FIT], v[BOLT_CLEARANCE]);
@@ -383,6 +420,7 @@ static int build_bolt(const double* v, tf_part_geometry* out, char* err, size_t 
   static_vertex(&t->post[0], 0, len);
   t->npost = 1;
   t->apothem = apothem, t->hex_z0 = -k, t->hex_z1 = 0;
+  feature_speeds(t);
   double corner = apothem / cos(TWO_PI / 12);
   out->aabb[0] = out->aabb[1] = -corner, out->aabb[2] = -k;
   out->aabb[3] = out->aabb[4] = corner, out->aabb[5] = len;
@@ -438,6 +476,7 @@ static const tf_param_spec nut_params[NUT_N] = {
     {"chord_um", 2, 0.01, 1000, "um", NULL, "mesh: largest distance from the true surface"},
 };
 
+// builds a nut: section parameters, then the swept thread, faces and hex meshes
 static int build_nut(const double* v, tf_part_geometry* out, char* err, size_t errlen) {
   const iso_thread* iso = &iso_sizes[(int)v[NUT_SIZE]];
   double chord = v[NUT_CHORD] * 1e-6;
@@ -463,6 +502,7 @@ static int build_nut(const double* v, tf_part_geometry* out, char* err, size_t e
   static_vertex(&t->post[1], t->far, 0);
   t->npost = 2;
   t->apothem = apothem, t->hex_z0 = 0, t->hex_z1 = height;
+  feature_speeds(t);
   out->aabb[0] = out->aabb[1] = -corner, out->aabb[2] = 0;
   out->aabb[3] = out->aabb[4] = corner, out->aabb[5] = height;
   out->error_bound = ERROR_BOUND;

@@ -49,13 +49,14 @@
 
 #define TWO_PI 6.283185307179586
 #define PHI_MAX 3.141592653589793  // rad: how far around a feature may be followed
-#define KEY_OFF 65536  // keeps kink keys positive
-#define END0 28        // static-line ids of the two ends of a thread
+#define KEY_OFF 65536              // keeps kink keys positive
+#define END0 28                    // static-line ids of the two ends of a thread
 #define END1 29
 #define MERGE_TOL 1e-12  // m: vertices this close are one vertex of the mesh
 
 // ---------------------------------------------------------------- queries
 
+// an empty query: nothing found yet
 void tf_profile_query_init(tf_profile_query* q, double rho, double z) {
   memset(q, 0, sizeof(*q));
   q->rho = rho;
@@ -67,8 +68,8 @@ static double clampd(double x, double lo, double hi) { return x < lo ? lo : (x >
 
 // the point of feature f at (s, phi), as the offset query point - X in (e_r, e_theta, e_z);
 // returns its length
-static double feature_offset(double off[3], const tf_profile_query* q,
-                             const tf_profile_feature* f, double s, double phi) {
+static double feature_offset(double off[3], const tf_profile_query* q, const tf_profile_feature* f,
+                             double s, double phi) {
   double r = f->a[0] + s * f->u[0] + phi * f->w[0], z = f->a[1] + s * f->u[1] + phi * f->w[1];
   if (phi == 0) {
     off[0] = q->rho - r, off[1] = 0;
@@ -116,6 +117,7 @@ static void note_event(tf_profile_query* q, double end, int dir, double dist) {
   q->event[at] = a, q->event_dist[at] = dist;
 }
 
+// the curve a vertex sweeps: closed-form turn, clamped to where the vertex exists
 void tf_profile_query_vertex(tf_profile_query* q, const tf_profile_vertex* v,
                              const double normal[2]) {
   // the vertex as seen from the query's half-plane: it sits at v at angle base
@@ -127,8 +129,9 @@ void tf_profile_query_vertex(tf_profile_query* q, const tf_profile_vertex* v,
   f.lo = q->base + v->phi[0], f.hi = q->base + v->phi[1];
   double ww = v->w[0] * v->w[0] + v->w[1] * v->w[1];
   f.moving = ww > 0;
-  f.phi = q->base;
-  int end = 0;
+  // a static vertex is nearest at the query's own angle, if it exists there
+  f.phi = clampd(0, f.lo, f.hi);
+  int end = f.phi > 0 ? -1 : (f.phi < 0 ? 1 : 0);
   if (f.moving) {
     double dr = q->rho - f.a[0], dz = q->z - f.a[1];
     double want = (dr * v->w[0] + dz * v->w[1]) / (ww + q->rho * v->p[0]);
@@ -139,8 +142,14 @@ void tf_profile_query_vertex(tf_profile_query* q, const tf_profile_vertex* v,
   }
   double d = consider(q, &f);
   if (end) note_event(q, f.phi, end, d);
+  // an end within reach (a surface point at angle phi is at least r |sin phi| away, and
+  // |sin phi| >= 2 |phi| / pi): what takes over past it may come nearer
+  double reach = v->p[0] > 0 ? 0.5 * PHI_MAX * d / v->p[0] : PHI_MAX;
+  if (f.lo < f.phi && f.lo > -0.999 * PHI_MAX && f.lo >= -reach) note_event(q, f.lo, -1, d);
+  if (f.hi > f.phi && f.hi < 0.999 * PHI_MAX && f.hi <= reach) note_event(q, f.hi, 1, d);
 }
 
+// the surface a segment sweeps: closed-form (s, turn), kept while within the moving ends
 void tf_profile_query_segment(tf_profile_query* q, const tf_profile_vertex* a,
                               const tf_profile_vertex* b, const double w[2], int flip) {
   double e[2] = {b->p[0] - a->p[0], b->p[1] - a->p[1]};
@@ -183,6 +192,7 @@ void tf_profile_query_segment(tf_profile_query* q, const tf_profile_vertex* a,
   if (end) note_event(q, f.phi, end, dist);
 }
 
+// every segment and vertex of a polyline, vertices reporting their adjacent normals
 void tf_profile_query_polyline(tf_profile_query* q, const tf_profile_vertex* v, int n,
                                const double* segw, int flip) {
   static const double zero[2] = {0, 0};
@@ -249,6 +259,7 @@ static void polish(const tf_profile_query* q, tf_profile_feature* f) {
   f->s = s, f->phi = phi;
 }
 
+// Newton on the contenders the closed form cannot rank, keeping the nearest
 void tf_profile_query_refine(tf_profile_query* q) {
   if (q->ncand == 0) return;
   // the closed form is within ~1e-7 of the distance near the surface (~1e-4 far from it, by
@@ -266,6 +277,7 @@ void tf_profile_query_refine(tf_profile_query* q) {
   }
 }
 
+// the unit direction away from the nearest point, turned into x y z
 void tf_profile_query_gradient(double grad[3], const tf_profile_query* q, double c, double s,
                                int inside) {
   double g[3];
@@ -278,18 +290,6 @@ void tf_profile_query_gradient(double grad[3], const tf_profile_query* q, double
   grad[0] = g[0] * c - g[1] * s;
   grad[1] = g[0] * s + g[1] * c;
   grad[2] = g[2];
-}
-
-int tf_profile_inside(const double (*poly)[2], int n, double r, double z) {
-  int in = 0;
-  for (int i = 0, j = n - 1; i < n; j = i++) {
-    if ((poly[i][1] > z) != (poly[j][1] > z)) {
-      double x =
-          poly[j][0] + (z - poly[j][1]) / (poly[i][1] - poly[j][1]) * (poly[i][0] - poly[j][0]);
-      if (r < x) in = !in;
-    }
-  }
-  return in;
 }
 
 // ---------------------------------------------------------------- thread sections
@@ -313,6 +313,7 @@ static double kink_z(const tf_profile_thread* t, double s, long g) {
   return t->kink[k][1] + (double)per * t->pitch + s;
 }
 
+// radius of global kink g
 static double kink_r(const tf_profile_thread* t, long g) {
   long per = floor_div(g, t->nkink);
   return t->kink[g - per * t->nkink][0];
@@ -338,14 +339,10 @@ static env_line thread_line(const tf_profile_thread* t, double s, long g) {
 
 // the static lines: lo first, then hi
 static int static_lines(env_line* out, const tf_profile_thread* t) {
-  int n = 0;
-  for (int j = 0; j < t->nlo; j++, n++) {
-    out[n].a = t->lo[j][0], out[n].b = t->lo[j][1], out[n].moving = 0, out[n].g = 0;
-    out[n].sid = n;
-  }
-  for (int j = 0; j < t->nhi; j++, n++) {
-    out[n].a = t->hi[j][0], out[n].b = t->hi[j][1], out[n].moving = 0, out[n].g = 0;
-    out[n].sid = n;
+  int n = t->nlo + t->nhi;
+  for (int j = 0; j < n; j++) {
+    const double* l = j < t->nlo ? t->lo[j] : t->hi[j - t->nlo];
+    out[j].a = l[0], out[j].b = l[1], out[j].moving = 0, out[j].g = 0, out[j].sid = j;
   }
   return n;
 }
@@ -354,18 +351,15 @@ static int static_lines(env_line* out, const tf_profile_thread* t) {
 static double envelope(const tf_profile_thread* t, const env_line* lines, double z, int* which) {
   double v = lines[0].a + lines[0].b * z;
   int k = 0;
-  for (int j = 0; j < t->nlo; j++) {
-    double x = lines[1 + j].a + lines[1 + j].b * z;
-    if (x > v) v = x, k = 1 + j;
-  }
-  for (int j = 0; j < t->nhi; j++) {
-    double x = lines[1 + t->nlo + j].a + lines[1 + t->nlo + j].b * z;
-    if (x < v) v = x, k = 1 + t->nlo + j;
+  for (int j = 1; j <= t->nlo + t->nhi; j++) {
+    double x = lines[j].a + lines[j].b * z;
+    if (j <= t->nlo ? x > v : x < v) v = x, k = j;
   }
   if (which) *which = k;
   return v;
 }
 
+// the envelope at z from the profile segment there and the static lines
 double tf_profile_thread_radius(const tf_profile_thread* t, double theta, double z) {
   z = clampd(z, t->z0, t->z1);
   double s = lead_of(t) * theta;
@@ -375,6 +369,7 @@ double tf_profile_thread_radius(const tf_profile_thread* t, double theta, double
   return envelope(t, lines, z, NULL);
 }
 
+// the key of the crossing of a line with static line `end` (a static id or an end)
 static int key_line(const env_line* l, int end) {
   if (l->moving) return (int)(((l->g + KEY_OFF) << 5) | (1 + end));
   int lo = l->sid < end ? l->sid : end, hi = l->sid < end ? end : l->sid;
@@ -405,10 +400,12 @@ static void end_velocity(double w[2], const env_line* l, double lead) {
   w[0] = l->moving ? -l->b * lead : 0, w[1] = 0;
 }
 
+// velocity of a point carried by the line itself (a cut of the window)
 static void line_velocity(double w[2], const env_line* l, double lead) {
   w[0] = 0, w[1] = l->moving ? lead : 0;
 }
 
+// insertion sort: the lists are short or nearly sorted
 static void sort_doubles(double* x, int n) {
   for (int i = 1; i < n; i++) {
     double v = x[i];
@@ -432,7 +429,9 @@ static void vertex_range(double phi[2], const tf_profile_thread* t, const env_li
                          double s, const double p[2], const double w[2], int own1, int own2,
                          int on_seg, long g) {
   phi[0] = -PHI_MAX, phi[1] = PHI_MAX;
-  if (w[0] == 0 && w[1] == 0) {
+  if (w[0] == 0 && w[1] == 0 && !on_seg) {
+    // a point of static lines alone: whether the thread covers it at other angles is not
+    // worked out, so it only counts where it was found
     phi[0] = phi[1] = 0;
     return;
   }
@@ -469,6 +468,8 @@ static int emit(tf_profile_vertex* v, double* segw, int* count, int cap, double 
   return 0;
 }
 
+// walks the profile segments through [za, zb]; within each, the lines' crossings split it
+// into pieces with one active line, and each change of active line is a vertex
 int tf_profile_thread_section(tf_profile_vertex* v, double* segw, int cap,
                               const tf_profile_thread* t, double theta, double za, double zb) {
   if (za < t->z0) za = t->z0;
@@ -529,8 +530,8 @@ int tf_profile_thread_section(tf_profile_vertex* v, double* segw, int cap,
         if (emit(v, segw, &count, cap, r, z, w, key_pair(&cur, &act), wl)) return -1;
         const env_line* th = act.moving ? &act : &cur;
         vertex_range(v[count - 1].phi, t, lines + 1, nstat, s, v[count - 1].p, w,
-                     cur.moving ? -1 : cur.sid, act.moving ? -1 : act.sid,
-                     !kink && th->moving, th->g);
+                     cur.moving ? -1 : cur.sid, act.moving ? -1 : act.sid, !kink && th->moving,
+                     th->g);
       }
       cur = act;
     }
@@ -554,6 +555,7 @@ int tf_profile_thread_section(tf_profile_vertex* v, double* segw, int cap,
   return count;
 }
 
+// the first or last vertex of a short section at that end
 void tf_profile_thread_end(tf_profile_vertex* v, const tf_profile_thread* t, double theta,
                            int which) {
   tf_profile_vertex buf[64];
@@ -573,6 +575,7 @@ static double reach_angle(const tf_profile_thread* t, double zeta, double z) {
   return a < 0 ? a + TWO_PI : a;
 }
 
+// every kink against every static line and end, every flank through every static corner
 int tf_profile_thread_events(double* theta, int cap, const tf_profile_thread* t) {
   env_line st[2 * TF_PROFILE_MAXLINE + 2];
   int ns = static_lines(st, t);
@@ -625,42 +628,41 @@ int tf_profile_thread_events(double* theta, int cap, const tf_profile_thread* t)
 
 // ---------------------------------------------------------------- meshes
 
+// room for one more item of `size` bytes in *p (capacity *cap, count n); -1 and failed when
+// memory runs out
+static int grow(tf_profile_mesh* m, void** p, int* cap, int n, size_t size) {
+  if (n < *cap) return 0;
+  int c = *cap ? 2 * *cap : 256;
+  void* q = realloc(*p, size * (size_t)c);
+  if (!q) return m->failed = 1, -1;
+  *p = q, *cap = c;
+  return 0;
+}
+
+// appends a vertex; 0 (and failed) when memory runs out
 int tf_profile_mesh_vertex(tf_profile_mesh* m, double x, double y, double z) {
-  if (m->nvert >= m->capvert) {
-    int cap = m->capvert ? 2 * m->capvert : 256;
-    double* v = realloc(m->vert, sizeof(double) * 3 * (size_t)cap);
-    if (!v) {
-      m->failed = 1;
-      return 0;
-    }
-    m->vert = v, m->capvert = cap;
-  }
+  if (grow(m, (void**)&m->vert, &m->capvert, m->nvert, 3 * sizeof(double))) return 0;
   double* p = m->vert + 3 * (size_t)m->nvert;
   p[0] = x, p[1] = y, p[2] = z;
   return m->nvert++;
 }
 
+// appends a triangle; degenerate ones (a repeated index, at a pole) are dropped
 void tf_profile_mesh_face(tf_profile_mesh* m, int a, int b, int c) {
   if (a == b || b == c || a == c) return;
-  if (m->nface >= m->capface) {
-    int cap = m->capface ? 2 * m->capface : 512;
-    int* f = realloc(m->face, sizeof(int) * 3 * (size_t)cap);
-    if (!f) {
-      m->failed = 1;
-      return;
-    }
-    m->face = f, m->capface = cap;
-  }
+  if (grow(m, (void**)&m->face, &m->capface, m->nface, 3 * sizeof(int))) return;
   int* f = m->face + 3 * (size_t)m->nface++;
   f[0] = a, f[1] = b, f[2] = c;
 }
 
+// releases a mesh that was not handed over
 void tf_profile_mesh_free(tf_profile_mesh* m) {
   free(m->vert);
   free(m->face);
   memset(m, 0, sizeof(*m));
 }
 
+// uniform stations with those next to an event dropped, merged with the events
 int tf_profile_stations(double* theta, int cap, double dmax, const double* events, int nevents) {
   // a little finer than dmax, so that dropping a station beside an event keeps the spacing
   int nu = (int)ceil(TWO_PI / (0.95 * dmax));
@@ -694,6 +696,7 @@ int tf_profile_stations(double* theta, int cap, double dmax, const double* event
   return k;
 }
 
+// rings per profile vertex, quads between neighbouring rings
 void tf_profile_mesh_lathe(tf_profile_mesh* m, int* first, int* last, const double (*prof)[2],
                            int n, const double* theta, int ntheta) {
   int* idx = malloc(sizeof(int) * (size_t)n * (size_t)ntheta);
@@ -734,6 +737,7 @@ typedef struct station {
   int n;
 } station;
 
+// whether two vertices of neighbouring stations are the same feature
 static int share_key(const tf_profile_vertex* a, const tf_profile_vertex* b) {
   for (int i = 0; i < a->nkey; i++) {
     for (int j = 0; j < b->nkey; j++) {
@@ -743,6 +747,7 @@ static int share_key(const tf_profile_vertex* a, const tf_profile_vertex* b) {
   return 0;
 }
 
+// adds a key once, up to TF_PROFILE_MAXKEY
 static void add_key(tf_profile_vertex* v, int key) {
   for (int i = 0; i < v->nkey; i++) {
     if (v->key[i] == key) return;
@@ -750,6 +755,7 @@ static void add_key(tf_profile_vertex* v, int key) {
   if (v->nkey < TF_PROFILE_MAXKEY) v->key[v->nkey++] = key;
 }
 
+// within MERGE_TOL in both coordinates
 static int near_point(double r0, double z0, double r1, double z1) {
   return fabs(r0 - r1) < MERGE_TOL && fabs(z0 - z1) < MERGE_TOL;
 }
@@ -814,7 +820,8 @@ static int insert_touches(tf_profile_vertex* v, int n, int cap, const tf_profile
       if (fabs(tf_profile_thread_radius(t, theta, zk) - rk) >= MERGE_TOL) continue;
       int at = 0, dup = 0;
       while (at < n && v[at].p[1] < zk - MERGE_TOL) at++;
-      for (int i = at; i < n && v[i].p[1] <= zk + MERGE_TOL; i++) dup |= near_point(v[i].p[0], v[i].p[1], rk, zk);
+      for (int i = at; i < n && v[i].p[1] <= zk + MERGE_TOL; i++)
+        dup |= near_point(v[i].p[0], v[i].p[1], rk, zk);
       if (dup || n >= cap) continue;
       memmove(v + at + 1, v + at, sizeof(*v) * (size_t)(n - at));
       memset(&v[at], 0, sizeof(v[at]));
@@ -845,6 +852,7 @@ static int station_section(station* st, int cap, const tf_profile_thread* t, dou
   return k;
 }
 
+// a triangle, reversed when flip
 static void tri(tf_profile_mesh* m, int a, int b, int c, int flip) {
   if (flip) {
     tf_profile_mesh_face(m, a, c, b);
@@ -878,6 +886,7 @@ static void stitch(tf_profile_mesh* m, const station* a, const station* b, int f
   }
 }
 
+// sections at every station, stitched to the next; the last stitches back to the first
 void tf_profile_mesh_thread(tf_profile_mesh* m, int* first, int* last, const tf_profile_thread* t,
                             const double* theta, int ntheta, int flip) {
   double span = t->z1 - t->z0;
@@ -932,6 +941,7 @@ void tf_profile_mesh_thread(tf_profile_mesh* m, int* first, int* last, const tf_
   }
 }
 
+// station angles and corners merged in angle order, each pushed out to the polygon
 int tf_profile_mesh_polygon_ring(tf_profile_mesh* m, int* idx, double* ang, const double* theta,
                                  int ntheta, int sides, double apothem, double rot, double z) {
   double step = TWO_PI / sides;
@@ -959,6 +969,7 @@ int tf_profile_mesh_polygon_ring(tf_profile_mesh* m, int* idx, double* ang, cons
   return n;
 }
 
+// per station gap: a fan from the inner vertex over the outer chain, then a closing one
 void tf_profile_mesh_zip(tf_profile_mesh* m, const int* inner, const double* theta, int ntheta,
                          const int* outer, const double* outer_ang, int nouter, int up) {
   int* at = malloc(sizeof(int) * (size_t)ntheta);
@@ -980,6 +991,7 @@ void tf_profile_mesh_zip(tf_profile_mesh* m, const int* inner, const double* the
   free(at);
 }
 
+// two triangles per station gap
 void tf_profile_mesh_strip(tf_profile_mesh* m, const int* a, const int* b, int n, int flip) {
   for (int i = 0; i < n; i++) {
     int i1 = (i + 1) % n;
@@ -988,6 +1000,7 @@ void tf_profile_mesh_strip(tf_profile_mesh* m, const int* a, const int* b, int n
   }
 }
 
+// one triangle per ring edge
 void tf_profile_mesh_fan(tf_profile_mesh* m, int centre, const int* ring, int n, int flip) {
   for (int i = 0; i < n; i++) tri(m, centre, ring[i], ring[(i + 1) % n], flip);
 }

@@ -11,15 +11,15 @@
 
 #define TF_PROFILE_MAXKINK 32  // corners of one thread period
 #define TF_PROFILE_MAXLINE 4   // static lines clamping a thread from below or above
-#define TF_PROFILE_MAXKEY 8
+#define TF_PROFILE_MAXKEY 8    // features one mesh vertex can be
 #define TF_PROFILE_MAXEVENT 4  // feature ends a query remembers
 #define TF_PROFILE_MAXCAND 4   // nearest moving features a query polishes
 
 // a vertex of a section: where it is and how it moves as theta turns
 typedef struct tf_profile_vertex {
-  double p[2];  // (r, z), m
-  double w[2];  // d(r, z) / d(theta), m / rad
-  double phi[2];  // the turn (rad, relative) over which it stays this vertex (0 if static)
+  double p[2];    // (r, z), m
+  double w[2];    // d(r, z) / d(theta), m / rad
+  double phi[2];  // the turn (rad, relative) over which it stays this vertex; 0, 0: only here
   int key[TF_PROFILE_MAXKEY];  // which features meet here (mesh stitching); nkey of them
   int nkey;
 } tf_profile_vertex;
@@ -42,7 +42,7 @@ typedef struct tf_profile_query {
   double dist;       // distance to the nearest feature so far (m), 3D
   double off[3];     // query point - nearest point, in (e_r, e_theta, e_z) at the query
   double normal[2];  // outward (r, z) normal of the nearest feature, for dist == 0
-  int ncand;  // the nearest moving features, ascending
+  int ncand;         // the nearest moving features, ascending
   tf_profile_feature cand[TF_PROFILE_MAXCAND];
   // angles (relative) just past where a feature ended while still coming nearer, and how
   // near it came: the section there may hold a nearer feature that the query's own lacks
@@ -70,9 +70,6 @@ void tf_profile_query_refine(tf_profile_query* q);
 // the query point's angle (cos, sin)
 void tf_profile_query_gradient(double grad[3], const tf_profile_query* q, double c, double s,
                                int inside);
-
-// even-odd test of (r, z) against the closed polygon of n vertices
-int tf_profile_inside(const double (*poly)[2], int n, double r, double z);
 
 // ---------------------------------------------------------------- screw threads
 
@@ -110,7 +107,7 @@ typedef struct tf_profile_mesh {
   int nvert, capvert;
   int* face;  // (nface x 3)
   int nface, capface;
-  int failed;  // an allocation failed or a section did not stitch
+  int failed;  // an allocation failed or a section outgrew its buffer
 } tf_profile_mesh;
 
 int tf_profile_mesh_vertex(tf_profile_mesh* m, double x, double y, double z);
@@ -119,8 +116,7 @@ void tf_profile_mesh_free(tf_profile_mesh* m);
 
 // the station angles of a turn: uniform with spacing at most dmax, plus the events; returns
 // the count written to theta (at most cap), -1 if over cap
-int tf_profile_stations(double* theta, int cap, double dmax, const double* events,
-                        int nevents);
+int tf_profile_stations(double* theta, int cap, double dmax, const double* events, int nevents);
 // the surface swept by a static polyline (material on the left) over a closed turn of
 // stations; vertices with r = 0 become single poles. first / last (ntheta) get the
 // indices of the first and last profile vertex at each station.
@@ -128,9 +124,8 @@ void tf_profile_mesh_lathe(tf_profile_mesh* m, int* first, int* last, const doub
                            int n, const double* theta, int ntheta);
 // the thread surface between z0 and z1 over a closed turn of stations (sorted, including
 // every event); flip for material outside (a nut). first / last as for the lathe.
-void tf_profile_mesh_thread(tf_profile_mesh* m, int* first, int* last,
-                            const tf_profile_thread* t, const double* theta, int ntheta,
-                            int flip);
+void tf_profile_mesh_thread(tf_profile_mesh* m, int* first, int* last, const tf_profile_thread* t,
+                            const double* theta, int ntheta, int flip);
 // a ring on a regular polygon (sides, apothem, first flat's normal at angle rot) in the plane
 // z: one vertex per station angle plus the corners, in angle order; idx / ang (ntheta +
 // sides) receive indices and angles; returns the count
@@ -140,9 +135,10 @@ int tf_profile_mesh_polygon_ring(tf_profile_mesh* m, int* idx, double* ang, cons
 // holding the same angles; up: the face looks along +z
 void tf_profile_mesh_zip(tf_profile_mesh* m, const int* inner, const double* theta, int ntheta,
                          const int* outer, const double* outer_ang, int nouter, int up);
-// quads between two closed rings of n vertices each (a[i] beside b[i]); flip reverses
+// quads between two closed rings of n vertices each, a[i] above b[i], facing away from the
+// axis (flip: towards it)
 void tf_profile_mesh_strip(tf_profile_mesh* m, const int* a, const int* b, int n, int flip);
-// triangles from a centre to a closed ring; flip reverses
+// triangles from a centre to a closed counter-clockwise ring, facing +z (flip: -z)
 void tf_profile_mesh_fan(tf_profile_mesh* m, int centre, const int* ring, int n, int flip);
 
 #endif  // TF_SDF_PROFILE_H

@@ -43,6 +43,7 @@ static double rng_uniform(test_rng* rng, double lo, double hi) {
   return lo + (hi - lo) * unit;
 }
 
+// qsort order of 64-bit keys
 static int cmp_i64(const void* a, const void* b) {
   int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
   return x < y ? -1 : x > y;
@@ -125,6 +126,7 @@ typedef struct tri_grid {
   int mark;
 } tri_grid;
 
+// buckets each triangle into every cell its box touches (two passes: count, fill)
 static void grid_build(tri_grid* t, const tf_part_geometry* g, double cell, double margin) {
   memset(t, 0, sizeof(*t));
   t->g = g, t->cell = cell;
@@ -172,9 +174,7 @@ static void grid_build(tri_grid* t, const tf_part_geometry* g, double cell, doub
   }
 }
 
-static void grid_free(tri_grid* t) {
-  free(t->start), free(t->items), free(t->stamp);
-}
+static void grid_free(tri_grid* t) { free(t->start), free(t->items), free(t->stamp); }
 
 // distance from p (inside the grid) to the mesh: rings of cells until no closer one remains
 static double grid_nearest(tri_grid* t, const double p[3]) {
@@ -267,8 +267,8 @@ typedef int (*inside_fn)(const double p[3], const double* dims);
 
 // the checks every part shares: a watertight mesh, vertices on the surface, the sampled chord
 // error within the reported one, and the SDF against brute force at NPOINT points
-static void check_part(const tf_part_geometry* g, inside_fn inside, const double* dims,
-                       int euler, double volume, const char* label) {
+static void check_part(const tf_part_geometry* g, inside_fn inside, const double* dims, int euler,
+                       double volume, const char* label) {
   double vol;
   assert_int_equal(check_watertight(g, &vol), euler);
   assert_true(fabs(vol - volume) < 1e-3 * volume + 5e-12);
@@ -309,8 +309,8 @@ static void check_part(const tf_part_geometry* g, inside_fn inside, const double
     if (inside(p, dims)) ref = -ref;
     worst = fmax(worst, fabs(d - ref));
     worst_above = fmax(worst_above, d - ref);
-    worst_norm = fmax(worst_norm, fabs(sqrt(grad[0] * grad[0] + grad[1] * grad[1] +
-                                            grad[2] * grad[2]) - 1));
+    worst_norm =
+        fmax(worst_norm, fabs(sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]) - 1));
     if (i % 10 == 0) {
       // the gradient is the distance's derivative (central differences)
       // the gradient is the distance's derivative (central differences), except on the
@@ -322,16 +322,18 @@ static void check_part(const tf_part_geometry* g, inside_fn inside, const double
         fd[k] = (g->fn(g->params, a, ga) - g->fn(g->params, b, gb)) / (2 * h);
         for (int j = 0; j < 3; j++) jump = fmax(jump, fabs(ga[j] - gb[j]));
       }
-      double e = sqrt((fd[0] - grad[0]) * (fd[0] - grad[0]) + (fd[1] - grad[1]) * (fd[1] - grad[1]) +
-                      (fd[2] - grad[2]) * (fd[2] - grad[2]));
+      double e =
+          sqrt((fd[0] - grad[0]) * (fd[0] - grad[0]) + (fd[1] - grad[1]) * (fd[1] - grad[1]) +
+               (fd[2] - grad[2]) * (fd[2] - grad[2]));
       if (jump < 1e-3) worst_fd = fmax(worst_fd, e);
     }
   }
-  print_message("%s: %d triangles, chord %.3g um (sampled %.3g um); |sdf - brute force| <= "
-                "%.3g um, sdf - brute force <= %.3g um, ||grad| - 1| <= %.2g, |grad - fd| <= "
-                "%.2g\n",
-                label, g->nface, g->chord_error * 1e6, chord * 1e6, worst * 1e6,
-                worst_above * 1e6, worst_norm, worst_fd);
+  print_message(
+      "%s: %d triangles, chord %.3g um (sampled %.3g um); |sdf - brute force| <= "
+      "%.3g um, sdf - brute force <= %.3g um, ||grad| - 1| <= %.2g, |grad - fd| <= "
+      "%.2g\n",
+      label, g->nface, g->chord_error * 1e6, chord * 1e6, worst * 1e6, worst_above * 1e6,
+      worst_norm, worst_fd);
   // exact parts: brute force differs only by the mesh's chord error
   assert_true(worst <= g->chord_error + g->error_bound + 1e-12);
   assert_true(worst < 1e-6);
@@ -345,23 +347,27 @@ static void check_part(const tf_part_geometry* g, inside_fn inside, const double
 
 enum { D_HALF, D_LENGTH, D_CHAMFER, D_DEPTH, D_BLOCK_HALF, D_BLOCK_HEIGHT, D_N };
 
+// inside the cylinder, above the tip's chamfer cone
 static int inside_peg_round(const double p[3], const double* d) {
   double r = sqrt(p[0] * p[0] + p[1] * p[1]);
   if (p[2] < 0 || p[2] > d[D_LENGTH]) return 0;
   return r <= fmin(d[D_HALF], d[D_HALF] - d[D_CHAMFER] + p[2]);
 }
 
+// inside the square prism, above the tip's chamfer pyramid
 static int inside_peg_square(const double p[3], const double* d) {
   if (p[2] < 0 || p[2] > d[D_LENGTH]) return 0;
   double h = fmin(d[D_HALF], d[D_HALF] - d[D_CHAMFER] + p[2]);
   return fabs(p[0]) <= h && fabs(p[1]) <= h;
 }
 
+// inside the hole's block
 static int inside_block(const double p[3], const double* d) {
   return p[2] <= 0 && p[2] >= -d[D_BLOCK_HEIGHT] && fabs(p[0]) <= d[D_BLOCK_HALF] &&
          fabs(p[1]) <= d[D_BLOCK_HALF];
 }
 
+// in the block and not in the bore (with its entry chamfer)
 static int inside_hole_round(const double p[3], const double* d) {
   if (!inside_block(p, d)) return 0;
   double r = sqrt(p[0] * p[0] + p[1] * p[1]);
@@ -369,6 +375,7 @@ static int inside_hole_round(const double p[3], const double* d) {
   return !(p[2] > -d[D_DEPTH] && r < bore);
 }
 
+// in the block and not in the square pocket (with its entry chamfer)
 static int inside_hole_square(const double p[3], const double* d) {
   if (!inside_block(p, d)) return 0;
   double h = d[D_HALF] + fmax(0, p[2] + d[D_CHAMFER]);
@@ -418,6 +425,7 @@ static double exact_hole_round(const double p[3], const double* d) {
   return inside_hole_round(p, d) ? -best : best;
 }
 
+// the round peg's distance from its profile, signed
 static double exact_peg_round(const double p[3], const double* d) {
   double r = d[D_HALF], c = d[D_CHAMFER], l = d[D_LENGTH];
   double prof[5][2] = {{0, 0}, {r - c, 0}, {r, c}, {r, l}, {0, l}};
@@ -443,27 +451,32 @@ static void check_exact(const tf_part_geometry* g, double (*exact)(const double*
 
 // ---------------------------------------------------------------- tests
 
+// round peg: exact against the mesh and against the profile distance
 static void test_peg_round_exact(void** state) {
   (void)state;
-  tf_kv kv[] = {{"shape", "round"}, {"diameter", "0.008"}, {"length", "0.012"},
-                {"chamfer", "0.0006"}, {"chord_um", "0.1"}};
+  tf_kv kv[] = {{"shape", "round"},
+                {"diameter", "0.008"},
+                {"length", "0.012"},
+                {"chamfer", "0.0006"},
+                {"chord_um", "0.1"}};
   tf_part_geometry g;
   build(&g, "peg", kv, 5);
   assert_true(g.error_bound == 0);
   double d[D_N] = {0.004, 0.012, 0.0006, 0, 0, 0};
   // a cylinder less the chamfer ring: pi r^2 L - the cone frustum's missing rim
   double c = 0.0006, r = 0.004;
-  double vol = M_PI * r * r * 0.012 - (M_PI * r * r * c - M_PI * c / 3 * (r * r + r * (r - c) +
-                                                                         (r - c) * (r - c)));
+  double vol = M_PI * r * r * 0.012 -
+               (M_PI * r * r * c - M_PI * c / 3 * (r * r + r * (r - c) + (r - c) * (r - c)));
   check_part(&g, inside_peg_round, d, 2, vol, "peg round d8");
   check_exact(&g, exact_peg_round, d, "peg round d8");
   tf_part_geometry_free(&g);
 }
 
+// square peg: exact against its own polyhedral mesh
 static void test_peg_square_exact(void** state) {
   (void)state;
-  tf_kv kv[] = {{"shape", "square"}, {"diameter", "0.01"}, {"length", "0.015"},
-                {"chamfer", "0.001"}};
+  tf_kv kv[] = {
+      {"shape", "square"}, {"diameter", "0.01"}, {"length", "0.015"}, {"chamfer", "0.001"}};
   tf_part_geometry g;
   build(&g, "peg", kv, 4);
   assert_true(g.error_bound == 0 && g.chord_error == 0);
@@ -474,18 +487,19 @@ static void test_peg_square_exact(void** state) {
   tf_part_geometry_free(&g);
 }
 
+// round hole: exact, also right at the rim where box minus cylinder is not
 static void test_hole_round_exact(void** state) {
   (void)state;
-  tf_kv kv[] = {{"shape", "round"}, {"diameter", "0.008"}, {"clearance_um", "50"},
-                {"depth", "0.01"},  {"chamfer", "0.0005"}, {"block_side", "0.016"},
+  tf_kv kv[] = {{"shape", "round"},        {"diameter", "0.008"}, {"clearance_um", "50"},
+                {"depth", "0.01"},         {"chamfer", "0.0005"}, {"block_side", "0.016"},
                 {"block_height", "0.014"}, {"chord_um", "0.1"}};
   tf_part_geometry g;
   build(&g, "hole", kv, 8);
   assert_true(g.error_bound == 0);
   double rb = 0.00405, c = 0.0005;
   double d[D_N] = {rb, 0, c, 0.01, 0.008, 0.014};
-  double bore = M_PI * rb * rb * (0.01 - c) +
-                M_PI * c / 3 * (rb * rb + rb * (rb + c) + (rb + c) * (rb + c));
+  double bore =
+      M_PI * rb * rb * (0.01 - c) + M_PI * c / 3 * (rb * rb + rb * (rb + c) + (rb + c) * (rb + c));
   check_part(&g, inside_hole_round, d, 2, 0.016 * 0.016 * 0.014 - bore, "hole round d8");
   check_exact(&g, exact_hole_round, d, "hole round d8");
   // above the bore near the rim, where box minus cylinder says 0.3 mm (the top face's plane),
@@ -495,26 +509,27 @@ static void test_hole_round_exact(void** state) {
   tf_part_geometry_free(&g);
 }
 
+// square hole: exact against its own polyhedral mesh
 static void test_hole_square_exact(void** state) {
   (void)state;
-  tf_kv kv[] = {{"shape", "square"}, {"diameter", "0.006"}, {"clearance_um", "100"},
-                {"depth", "0.008"}, {"chamfer", "0.0004"}, {"block_side", "0.014"},
+  tf_kv kv[] = {{"shape", "square"},      {"diameter", "0.006"}, {"clearance_um", "100"},
+                {"depth", "0.008"},       {"chamfer", "0.0004"}, {"block_side", "0.014"},
                 {"block_height", "0.012"}};
   tf_part_geometry g;
   build(&g, "hole", kv, 7);
   assert_true(g.error_bound == 0 && g.chord_error == 0);
   double h = 0.0031, c = 0.0004;
   double d[D_N] = {h, 0, c, 0.008, 0.007, 0.012};
-  double pocket = 4 * h * h * (0.008 - c) +
-                  c / 3 * (4 * h * h + 4 * h * (h + c) + 4 * (h + c) * (h + c));
+  double pocket =
+      4 * h * h * (0.008 - c) + c / 3 * (4 * h * h + 4 * h * (h + c) + 4 * (h + c) * (h + c));
   check_part(&g, inside_hole_square, d, 2, 0.014 * 0.014 * 0.012 - pocket, "hole square 6");
   tf_part_geometry_free(&g);
 }
 
 // the bore radius a fit gives, read from the SDF on the axis half way down
 static double bore_radius(const char* fit, const char* diameter) {
-  tf_kv kv[] = {{"fit", fit}, {"diameter", diameter}, {"clearance_um", "999"},
-                {"depth", "0.3"}, {"block_side", "0.2"}, {"block_height", "0.35"}};
+  tf_kv kv[] = {{"fit", fit},     {"diameter", diameter}, {"clearance_um", "999"},
+                {"depth", "0.3"}, {"block_side", "0.2"},  {"block_height", "0.35"}};
   tf_part_geometry g;
   build(&g, "hole", kv, 6);
   double p[3] = {0, 0, -0.15}, grad[3];
@@ -523,6 +538,7 @@ static double bore_radius(const char* fit, const char* diameter) {
   return r;  // outside the solid: the distance to the bore wall
 }
 
+// the fit presets give ISO 286 mid-tolerance clearances over the size ranges
 static void test_iso286_fits(void** state) {
   (void)state;
   // radial mid-tolerance clearance (IT_hole / 2 - es + IT_shaft / 2) / 2, ISO 286 tables
@@ -531,7 +547,7 @@ static void test_iso286_fits(void** state) {
     const char* d;
     double um;
   } cases[] = {
-      {"H7/h6", "0.008", 6},   {"H7/g6", "0.008", 8.5},  {"H8/f7", "0.008", 15.75},
+      {"H7/h6", "0.008", 6},     {"H7/g6", "0.008", 8.5}, {"H8/f7", "0.008", 15.75},
       {"H7/g6", "0.012", 10.25}, {"H7/h6", "0.025", 8.5}, {"H8/f7", "0.04", 28.5},
       {"H7/g6", "0.06", 17.25},  {"H7/h6", "0.1", 14.25},
   };
@@ -556,6 +572,7 @@ static void expect_error(const char* part, const tf_kv* kv, int nkv, const char*
   assert_null(g.params);
 }
 
+// unknown keys, out-of-range values, unknown choices and impossible shapes
 static void test_bad_parameters(void** state) {
   (void)state;
   tf_kv unknown[] = {{"radius", "0.004"}};
@@ -577,11 +594,12 @@ static void test_bad_parameters(void** state) {
   expect_error("hole", thin, 3, "part 'hole': block_side", NULL);
 }
 
+// the suite
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_peg_round_exact),   cmocka_unit_test(test_peg_square_exact),
-      cmocka_unit_test(test_hole_round_exact),  cmocka_unit_test(test_hole_square_exact),
-      cmocka_unit_test(test_iso286_fits),       cmocka_unit_test(test_bad_parameters),
+      cmocka_unit_test(test_peg_round_exact),  cmocka_unit_test(test_peg_square_exact),
+      cmocka_unit_test(test_hole_round_exact), cmocka_unit_test(test_hole_square_exact),
+      cmocka_unit_test(test_iso286_fits),      cmocka_unit_test(test_bad_parameters),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,11 +49,13 @@ static double rng_uniform(test_rng* rng, double lo, double hi) {
   return lo + (hi - lo) * unit;
 }
 
+// qsort order of 64-bit keys
 static int cmp_i64(const void* a, const void* b) {
   int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
   return x < y ? -1 : x > y;
 }
 
+// qsort order of doubles
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
@@ -136,6 +138,7 @@ typedef struct tri_grid {
   int mark;
 } tri_grid;
 
+// buckets each triangle into every cell its box touches (two passes: count, fill)
 static void grid_build(tri_grid* t, const tf_part_geometry* g, double cell, double margin) {
   memset(t, 0, sizeof(*t));
   t->g = g, t->cell = cell;
@@ -183,9 +186,7 @@ static void grid_build(tri_grid* t, const tf_part_geometry* g, double cell, doub
   }
 }
 
-static void grid_free(tri_grid* t) {
-  free(t->start), free(t->items), free(t->stamp);
-}
+static void grid_free(tri_grid* t) { free(t->start), free(t->items), free(t->stamp); }
 
 // distance from p (inside the grid) to the mesh: rings of cells until no closer one remains
 static double grid_nearest(tri_grid* t, const double p[3]) {
@@ -279,16 +280,17 @@ static const iso_row iso_m16 = {"M16", 16, 2.0, 24, 10, 14.8, 38, 160, 212};
 // a bolt or nut as this test understands it, from the standard and the documented frame
 typedef struct thread_part {
   int nut;
-  double pitch, lead;     // m, m / rad
-  double rmaj, rmin;      // the thread profile's crest and root radii (bolt: less delta)
-  double apothem;         // hex: half across flats
-  double z0, z1;          // threaded length: bolt 0..length, nut 0..m
-  double head;            // bolt: head height k
-  double rtip;            // bolt: tip face radius (45 deg chamfer)
-  double rcs;             // nut: countersink radius at the faces (90 deg)
-  double far;             // the section's made-up outer wall (beyond the thread's reach)
+  double pitch, lead;  // m, m / rad
+  double rmaj, rmin;   // the thread profile's crest and root radii (bolt: less delta)
+  double apothem;      // hex: half across flats
+  double z0, z1;       // threaded length: bolt 0..length, nut 0..m
+  double head;         // bolt: head height k
+  double rtip;         // bolt: tip face radius (45 deg chamfer)
+  double rcs;          // nut: countersink radius at the faces (90 deg)
+  double far;          // the section's made-up outer wall (beyond the thread's reach)
 } thread_part;
 
+// the part's dimensions from the ISO row, the allowance and the bolt's length
 static thread_part make_part(const iso_row* iso, int nut, double delta, double length) {
   thread_part t;
   memset(&t, 0, sizeof(t));
@@ -328,6 +330,7 @@ static double surface_radius(const thread_part* t, double theta, double z) {
   return fmax(f, fmax(t->rcs - z, t->rcs - (t->z1 - z)));
 }
 
+// inside the hex prism between z0 and z1
 static int inside_hex(const thread_part* t, const double p[3], double z0, double z1) {
   if (p[2] < z0 || p[2] > z1) return 0;
   for (int k = 0; k < 6; k++) {
@@ -445,8 +448,7 @@ static int section_inside(const thread_part* t, const double p[3]) {
     if (p[2] >= -t->head && p[2] <= 0 && rho <= t->far) return 1;
     return p[2] >= 0 && p[2] <= t->z1 && rho <= surface_radius(t, theta, p[2]);
   }
-  return p[2] >= t->z0 && p[2] <= t->z1 && rho <= t->far &&
-         rho >= surface_radius(t, theta, p[2]);
+  return p[2] >= t->z0 && p[2] <= t->z1 && rho <= t->far && rho >= surface_radius(t, theta, p[2]);
 }
 
 // the distance to the section solid by local minimisation on the swept surface: a point of
@@ -463,8 +465,8 @@ static double section_dist(const thread_part* t, const double p[3]) {
   for (int i = 0; i <= SAMPLES; i++) {
     double phi = -phimax + 2 * phimax * i / SAMPLES;
     double q[2] = {rho * cos(phi), p[2]};
-    double v = section_dist2(t, theta + phi, q, p[2] - win, p[2] + win) +
-               rho * rho * sin(phi) * sin(phi);
+    double v =
+        section_dist2(t, theta + phi, q, p[2] - win, p[2] + win) + rho * rho * sin(phi) * sin(phi);
     if (v < best) best = v, bphi = phi;
   }
   // golden section on the bracket around the best sample
@@ -473,20 +475,20 @@ static double section_dist(const thread_part* t, const double p[3]) {
   double x1 = b - gr * (b - a), x2 = a + gr * (b - a), f[2];
   for (int k = 0; k < 2; k++) {
     double phi = k ? x2 : x1, q[2] = {rho * cos(phi), p[2]};
-    f[k] = section_dist2(t, theta + phi, q, p[2] - win, p[2] + win) +
-           rho * rho * sin(phi) * sin(phi);
+    f[k] =
+        section_dist2(t, theta + phi, q, p[2] - win, p[2] + win) + rho * rho * sin(phi) * sin(phi);
   }
   for (int it = 0; it < 70; it++) {
     if (f[0] < f[1]) {
       b = x2, x2 = x1, f[1] = f[0], x1 = b - gr * (b - a);
       double q[2] = {rho * cos(x1), p[2]};
-      f[0] = section_dist2(t, theta + x1, q, p[2] - win, p[2] + win) +
-             rho * rho * sin(x1) * sin(x1);
+      f[0] =
+          section_dist2(t, theta + x1, q, p[2] - win, p[2] + win) + rho * rho * sin(x1) * sin(x1);
     } else {
       a = x1, x1 = x2, f[0] = f[1], x2 = a + gr * (b - a);
       double q[2] = {rho * cos(x2), p[2]};
-      f[1] = section_dist2(t, theta + x2, q, p[2] - win, p[2] + win) +
-             rho * rho * sin(x2) * sin(x2);
+      f[1] =
+          section_dist2(t, theta + x2, q, p[2] - win, p[2] + win) + rho * rho * sin(x2) * sin(x2);
     }
   }
   double d = sqrt(fmin(best, fmin(f[0], f[1])));
@@ -502,6 +504,7 @@ static double reference_dist(const thread_part* t, const double p[3], double s) 
 
 // ---------------------------------------------------------------- checks
 
+// builds a part, failing the test with the message if it is refused
 static void build(tf_part_geometry* g, const char* name, const tf_kv* kv, int nkv) {
   char err[512];
   int rc = tf_part_build(name, kv, nkv, g, err, sizeof(err));
@@ -565,12 +568,11 @@ static void check_thread_part(const iso_row* iso, int nut) {
     if (inside_part(&t, p)) ref = -ref;
     worst = fmax(worst, fabs(d - ref));
     worst_above = fmax(worst_above, d - ref);
-    worst_norm = fmax(worst_norm, fabs(sqrt(grad[0] * grad[0] + grad[1] * grad[1] +
-                                            grad[2] * grad[2]) - 1));
+    worst_norm =
+        fmax(worst_norm, fabs(sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]) - 1));
     if (i < NREF) {
       double s = section_dist(&t, p);
       double exact = reference_dist(&t, p, s);
-      if (getenv("TF_DEBUG") && fabs(d - exact) > worst_ref) print_message("  ref %.3g at %.17g %.17g %.17g d %.9g\n", d - exact, p[0], p[1], p[2], d);
       worst_ref = fmax(worst_ref, fabs(d - exact));
       worst_ref_above = fmax(worst_ref_above, d - exact);
       // what the plain meridional distance times cos(lead angle at the minor radius) gives
@@ -578,8 +580,8 @@ static void check_thread_part(const iso_row* iso, int nut) {
       double q[2] = {rho, p[2]};
       double dm = sqrt(section_dist2(&t, atan2(p[1], p[0]), q, -INFINITY, INFINITY));
       double dcos = dm * t.rmin / sqrt(t.rmin * t.rmin + t.lead * t.lead);
-      if (fabs(s) < SHELL && fabs(s) < fabs(hex_prism_dist(&t, p, nut ? 0 : -t.head,
-                                                             nut ? t.z1 : 0))) {
+      if (fabs(s) < SHELL &&
+          fabs(s) < fabs(hex_prism_dist(&t, p, nut ? 0 : -t.head, nut ? t.z1 : 0))) {
         worst_cos = fmax(worst_cos, fabs(dcos - fabs(s)));
       }
     }
@@ -593,18 +595,19 @@ static void check_thread_part(const iso_row* iso, int nut) {
         fd[k] = (g.fn(g.params, a, ga) - g.fn(g.params, b, gb)) / (2 * h);
         for (int j = 0; j < 3; j++) jump = fmax(jump, fabs(ga[j] - gb[j]));
       }
-      double e = sqrt((fd[0] - grad[0]) * (fd[0] - grad[0]) + (fd[1] - grad[1]) * (fd[1] - grad[1]) +
-                      (fd[2] - grad[2]) * (fd[2] - grad[2]));
+      double e =
+          sqrt((fd[0] - grad[0]) * (fd[0] - grad[0]) + (fd[1] - grad[1]) * (fd[1] - grad[1]) +
+               (fd[2] - grad[2]) * (fd[2] - grad[2]));
       if (jump < 1e-3) worst_fd = fmax(worst_fd, e);
     }
   }
-  print_message("%s %s: %d triangles, chord %.3g um (sampled %.3g); vs mesh: |sdf - brute| <= "
-                "%.3g um, sdf - brute <= %.3g um; vs parametric (%d pts): |sdf - exact| <= %.3g "
-                "nm, sdf - exact <= %.3g nm (plain cos(lambda) would be off by %.3g um); "
-                "||grad| - 1| <= %.2g, |grad - fd| <= %.2g\n",
-                name, iso->name, g.nface, g.chord_error * 1e6, chord * 1e6, worst * 1e6,
-                worst_above * 1e6, NREF, worst_ref * 1e9, worst_ref_above * 1e9, worst_cos * 1e6,
-                worst_norm, worst_fd);
+  print_message(
+      "%s %s: %d triangles, chord %.3g um (sampled %.3g); vs mesh: |sdf - brute| <= "
+      "%.3g um, sdf - brute <= %.3g um; vs parametric (%d pts): |sdf - exact| <= %.3g "
+      "nm, sdf - exact <= %.3g nm (plain cos(lambda) would be off by %.3g um); "
+      "||grad| - 1| <= %.2g, |grad - fd| <= %.2g\n",
+      name, iso->name, g.nface, g.chord_error * 1e6, chord * 1e6, worst * 1e6, worst_above * 1e6,
+      NREF, worst_ref * 1e9, worst_ref_above * 1e9, worst_cos * 1e6, worst_norm, worst_fd);
   assert_true(worst < 1e-6);
   assert_true(worst <= g.chord_error + g.error_bound);
   assert_true(worst_above <= g.chord_error);
@@ -619,21 +622,25 @@ static void check_thread_part(const iso_row* iso, int nut) {
 
 // ---------------------------------------------------------------- tests
 
+// M4 bolt against brute force and the parametric minimisation
 static void test_bolt_m4_exact(void** state) {
   (void)state;
   check_thread_part(&iso_m4, 0);
 }
 
+// M4 nut against brute force and the parametric minimisation
 static void test_nut_m4_exact(void** state) {
   (void)state;
   check_thread_part(&iso_m4, 1);
 }
 
+// M16 bolt against brute force and the parametric minimisation
 static void test_bolt_m16_exact(void** state) {
   (void)state;
   check_thread_part(&iso_m16, 0);
 }
 
+// M16 nut against brute force and the parametric minimisation
 static void test_nut_m16_exact(void** state) {
   (void)state;
   check_thread_part(&iso_m16, 1);
@@ -702,11 +709,12 @@ static void check_fit(const iso_row* iso, const char* fit, const char* clearance
     over_lo = fmin(over_lo, d), over_hi = fmax(over_hi, d);
   }
   double want = play * cos(M_PI / 6);
-  print_message("fit %s %s (delta %.2f um): resting flanks |gap| <= %.3g um; other flanks gap "
-                "%.4f..%.4f um (2 delta tan30 cos30 = %.4f); least clearance over the bolt's "
-                "vertices %.3g um; lifted %.2f um: overlap %.4f..%.4f um (want -8.66)\n",
-                iso->name, fit, delta * 1e6, touch * 1e6, gap_lo * 1e6, gap_hi * 1e6, want * 1e6,
-                least * 1e6, lift * 1e6, over_lo * 1e6, over_hi * 1e6);
+  print_message(
+      "fit %s %s (delta %.2f um): resting flanks |gap| <= %.3g um; other flanks gap "
+      "%.4f..%.4f um (2 delta tan30 cos30 = %.4f); least clearance over the bolt's "
+      "vertices %.3g um; lifted %.2f um: overlap %.4f..%.4f um (want -8.66)\n",
+      iso->name, fit, delta * 1e6, touch * 1e6, gap_lo * 1e6, gap_hi * 1e6, want * 1e6, least * 1e6,
+      lift * 1e6, over_lo * 1e6, over_hi * 1e6);
   assert_true(touch < 1e-6);
   assert_true(fabs(gap_lo - want) < 2e-6 && fabs(gap_hi - want) < 2e-6);
   assert_true(least > -1e-6);
@@ -720,12 +728,14 @@ static void check_fit(const iso_row* iso, const char* fit, const char* clearance
   tf_part_geometry_free(&nut);
 }
 
+// M4: the 6H/6g allowance and a custom 50 um one
 static void test_fit_m4(void** state) {
   (void)state;
   check_fit(&iso_m4, "6H/6g", "0", 0.5 * iso_m4.es * 1e-6);  // 6g allowance: 11 um
   check_fit(&iso_m4, "none", "50", 50e-6);
 }
 
+// M16: the 6H/6g allowance at maximum material and at mid-tolerance
 static void test_fit_m16(void** state) {
   (void)state;
   check_fit(&iso_m16, "6H/6g", "0", 0.5 * iso_m16.es * 1e-6);  // 19 um
@@ -746,6 +756,7 @@ static void expect_error(const char* part, const tf_kv* kv, int nkv, const char*
   assert_null(g.params);
 }
 
+// unknown size, unknown key, out-of-range clearance, unknown fit, too short
 static void test_bad_parameters(void** state) {
   (void)state;
   tf_kv size[] = {{"size", "M5"}};
@@ -760,6 +771,7 @@ static void test_bad_parameters(void** state) {
   expect_error("bolt", shorty, 2, "part 'bolt': length must be at least", NULL);
 }
 
+// the suite
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bolt_m4_exact),  cmocka_unit_test(test_nut_m4_exact),
