@@ -70,8 +70,20 @@ static void seated(const tf_part_geometry* bolt, const tf_part_geometry* nut, in
     n = tf_collide_n(&sn, &sb, 0.3e-3, 128, out, &candidates);
     best = fmin(best, now() - t0);
   }
-  printf("    \"%s\": {\"ms\": %.4f, \"candidates\": %d, \"contacts\": %d, \"nut_triangles\": %d}%s\n",
-         label, 1e3 * best, candidates, n, nut->nface, last ? "" : ",");
+  // coverage: engaged turns (one pitch in from either nut face) with rows on both flanks;
+  // normals point from the nut into the bolt, so a bolt flank facing +z has n_z < 0
+  const double height = 14.8e-3;  // ISO 4032 M16 nut
+  int turns = (int)floor(height / pitch), up[16] = {0}, down[16] = {0}, covered = 0;
+  for (int i = 0; i < n; i++) {
+    int t = (int)floor((out[i].pos[2] - z0) / pitch);
+    if (t < 0 || t >= 16) continue;
+    if (out[i].normal[2] < -0.3) up[t]++;
+    if (out[i].normal[2] > 0.3) down[t]++;
+  }
+  for (int t = 1; t < turns - 1; t++) covered += up[t] > 0 && down[t] > 0;
+  printf("    \"%s\": {\"ms\": %.4f, \"candidates\": %d, \"contacts\": %d, \"nut_triangles\": %d, "
+         "\"turns_with_both_flanks\": %d, \"engaged_turns\": %d}%s\n",
+         label, 1e3 * best, candidates, n, nut->nface, covered, turns - 2, last ? "" : ",");
 }
 
 int main(void) {
