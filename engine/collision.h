@@ -78,6 +78,11 @@ int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
 // (plane x plane has none)
 int tf_collide_supported(int type1, int type2);
 
+// the farthest surface point of a shape from its geom origin: tf_shape_bound is INFINITY
+// for planes (unbounded), tf_shape_extent 0 for them (a size scale for tolerances)
+double tf_shape_bound(const tf_shape* s);
+double tf_shape_extent(const tf_shape* s);
+
 // farthest point of a convex shape in direction dir (world); planes are not convex shapes here
 void tf_support(double out[3], const tf_shape* s, const double dir[3]);
 

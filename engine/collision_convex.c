@@ -46,23 +46,6 @@
 #define PERTURB_ANGLE (M_PI / 180)        // small rotation for curved shapes (rad)
 #define CAND_MAX (CLIP_MAX + 8)
 
-// farthest surface point from the geom origin
-static double shape_extent(const tf_shape* s) {
-  switch (s->type) {
-    case TF_GEOM_SPHERE:
-      return s->size[0];
-    case TF_GEOM_CAPSULE:
-      return s->size[0] + s->size[1];
-    case TF_GEOM_BOX:
-      return tf_vec3_norm(s->size);
-    case TF_GEOM_CYLINDER:
-      return hypot(s->size[0], s->size[1]);
-    case TF_GEOM_HULL:
-      return s->hull.rbound;
-    default:
-      return 0;
-  }
-}
 
 // two unit vectors completing n to a right-handed frame (t1, t2, n)
 static void tangent_basis(double t1[3], double t2[3], const double n[3]) {
@@ -238,8 +221,8 @@ static int clip_faces(contact_set* set, const tf_shape* a, const tf_shape* b, co
                       const double pb[3], const double n[3], double margin) {
   double fa[FACE_MAX_VERT][3], fb[FACE_MAX_VERT][3], plane_a[4], plane_b[4], neg[3];
   tf_vec3_scale(neg, n, -1);
-  int na = polytope_face(fa, plane_a, a, n, pa, FACE_TOL * shape_extent(a));
-  int nb = polytope_face(fb, plane_b, b, neg, pb, FACE_TOL * shape_extent(b));
+  int na = polytope_face(fa, plane_a, a, n, pa, FACE_TOL * tf_shape_extent(a));
+  int nb = polytope_face(fb, plane_b, b, neg, pb, FACE_TOL * tf_shape_extent(b));
   double ca = tf_vec3_dot(plane_a, n), cb = -tf_vec3_dot(plane_b, n);
   if (na < 3 || nb < 3 || ca < CLIP_MIN_ALIGN || cb < CLIP_MIN_ALIGN) return 0;
 
@@ -414,7 +397,7 @@ int tf_collide_plane_convex(const tf_shape* plane, const tf_shape* b, double mar
                             tf_contact_point* out) {
   double n[3] = {plane->mat[2], plane->mat[5], plane->mat[8]};
   int m = plane_ncandidate(b);
-  double merge = MERGE_REL * shape_extent(b);
+  double merge = MERGE_REL * tf_shape_extent(b);
   int deepest = -1;
   double deepest_gap = INFINITY;
   for (int i = 0; i < m; i++) {
@@ -484,12 +467,12 @@ int tf_collide_convex(const tf_shape* a, const tf_shape* b, double margin, tf_co
 
   contact_set set;
   set.n = 0;
-  double merge = MERGE_REL * fmin(shape_extent(a), shape_extent(b));
+  double merge = MERGE_REL * fmin(tf_shape_extent(a), tf_shape_extent(b));
   set.merge2 = merge * merge;
   int sphere = a->type == TF_GEOM_SPHERE || b->type == TF_GEOM_SPHERE;
   if (is_polytope(a) && is_polytope(b)) {
     clip_faces(&set, a, b, pa, pb, n, margin);
-    double shallowest_ok = d + 1e-9 * (shape_extent(a) + shape_extent(b));
+    double shallowest_ok = d + 1e-9 * (tf_shape_extent(a) + tf_shape_extent(b));
     int deep_enough = 0;
     for (int i = 0; i < set.n; i++) deep_enough |= set.c[i].dist <= shallowest_ok;
     if (!deep_enough) set_add(&set, first.pos, n, d);

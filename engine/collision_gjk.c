@@ -141,23 +141,6 @@ static double shape_radius(const tf_shape* s) {
   return (s->type == TF_GEOM_SPHERE || s->type == TF_GEOM_CAPSULE) ? s->size[0] : 0;
 }
 
-// farthest surface point from the geom origin, for the tolerance scale
-static double shape_extent(const tf_shape* s) {
-  switch (s->type) {
-    case TF_GEOM_SPHERE:
-      return s->size[0];
-    case TF_GEOM_CAPSULE:
-      return s->size[0] + s->size[1];
-    case TF_GEOM_BOX:
-      return tf_vec3_norm(s->size);
-    case TF_GEOM_CYLINDER:
-      return hypot(s->size[0], s->size[1]);
-    case TF_GEOM_HULL:
-      return s->hull.rbound;
-    default:
-      return 0;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // the configuration-space obstacle
@@ -809,7 +792,7 @@ double tf_shape_distance(const tf_shape* a, const tf_shape* b, double pa[3], dou
 
   double centre[3];
   tf_vec3_sub(centre, b->pos, a->pos);
-  cso_pair p = {a, b, shape_extent(a) + shape_extent(b) + tf_vec3_norm(centre)};
+  cso_pair p = {a, b, tf_shape_extent(a) + tf_shape_extent(b) + tf_vec3_norm(centre)};
   double ra = shape_radius(a), rb = shape_radius(b);
   gjk_simplex s;
   double v[3], ca[3], cb[3], n[3], core;  // core: signed distance of the cores

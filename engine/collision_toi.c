@@ -32,23 +32,6 @@
 
 #define TOI_MAX_ITER 512
 
-// farthest surface point from the geom origin (planes: unbounded)
-static double shape_rbound(const tf_shape* s) {
-  switch (s->type) {
-    case TF_GEOM_SPHERE:
-      return s->size[0];
-    case TF_GEOM_CAPSULE:
-      return s->size[0] + s->size[1];
-    case TF_GEOM_BOX:
-      return tf_vec3_norm(s->size);
-    case TF_GEOM_CYLINDER:
-      return hypot(s->size[0], s->size[1]);
-    case TF_GEOM_HULL:
-      return s->hull.rbound;
-    default:
-      return INFINITY;
-  }
-}
 
 // translation by vel t, then rotation of the frame by exp(omega t) about its own origin
 void tf_shape_advance(tf_shape* out, const tf_shape* s, const tf_shape_motion* motion, double t) {
@@ -70,12 +53,12 @@ static double rotation_speed(const tf_shape* s, const tf_shape_motion* ms, const
                              const tf_shape_motion* mo, double remaining) {
   double w = tf_vec3_norm(ms->omega);
   if (w == 0) return 0;
-  if (s->type != TF_GEOM_PLANE) return w * shape_rbound(s);
+  if (s->type != TF_GEOM_PLANE) return w * tf_shape_bound(s);
   // a turning plane: its points that matter lie within reach of the other shape
   double d[3], dv[3];
   tf_vec3_sub(d, other->pos, s->pos);
   tf_vec3_sub(dv, mo->vel, ms->vel);
-  double reach = tf_vec3_norm(d) + shape_rbound(other) + tf_vec3_norm(dv) * remaining;
+  double reach = tf_vec3_norm(d) + tf_shape_bound(other) + tf_vec3_norm(dv) * remaining;
   return w * reach;
 }
 
