@@ -384,27 +384,6 @@ static void copy_velocities(const tf_constraint_problem* p, const admm_split* sp
   }
 }
 
-// projects x onto the block's set (eq. 8)
-static void project_block(const tf_constraint_problem* p, int blk, double* x) {
-  int adr = p->block_adr[blk], dim = p->block_dim[blk];
-  switch (p->block_type[blk]) {
-    case TF_EFC_CONTACT:
-      tf_project_cone(x, p->mu + adr, dim);
-      break;
-    case TF_EFC_LIMIT:
-      for (int k = 0; k < dim; k++) x[k] = fmax(0, x[k]);
-      break;
-    case TF_EFC_FRICTION:
-      for (int k = 0; k < dim; k++) {
-        double bnd = p->bound[adr + k];
-        x[k] = fmin(bnd, fmax(-bnd, x[k]));
-      }
-      break;
-    default:
-      break;
-  }
-}
-
 // what one z step reports: the largest change of lambda against lambda^ over its row's
 // penalty, |lambda_i - lambda^_i| / b_i (velocity units: the step's own natural-map residual),
 // and the B-weighted squared norms of the split residual J_ij v_j - z_q and of the change of z
@@ -444,7 +423,7 @@ static admm_step_stats update_impulses(const tf_constraint_problem* p, const adm
       int i = adr + k;
       x[k] = binv[i] > 0 ? lam_hat[i] - y[k] / binv[i] : lam_hat[i];
     }
-    project_block(p, blk, x);
+    tf_project_block(p, blk, x);
     for (int k = 0; k < dim; k++) {
       int i = adr + k;
       double dl = x[k] - lam_hat[i];
@@ -463,87 +442,12 @@ static admm_step_stats update_impulses(const tf_constraint_problem* p, const adm
   return st;
 }
 
-// the natural-map residual of (v, lambda) in velocity units, the largest over the rows of
-// |lambda - Pi(lambda - c y)| / c with y = J v + e (plus the De Saxce term on a contact's
-// normal row) and c the Jacobi estimate of 1 / W_ii (a block's mean; a contact's rows in the
-// cone's metric, c diag(1 / mu_1, mu_k^2 / mu_1)). It is zero exactly at a solution, whatever
-// the regime: a fast slide cannot hide a penetrating normal velocity, and lambda = 0 passes
-// only where the rows are free to separate
-static double natural_residual(const tf_constraint_problem* p, const double* v,
-                               const double* lambda) {
-  int nv = p->nv;
-  double worst = 0;
-  for (int blk = 0; blk < p->nblock; blk++) {
-    int adr = p->block_adr[blk], dim = p->block_dim[blk], type = p->block_type[blk];
-    double y[6], c[6], x[6], sum = 0;
-    for (int k = 0; k < dim; k++) {
-      const double* row = p->J + (size_t)(adr + k) * (size_t)nv;
-      double s = p->e[adr + k];
-      for (int col = 0; col < nv; col++) {
-        s += row[col] * v[col];
-        double acc = p->A[col * nv + col];
-        if (row[col] != 0 && acc > 0) sum += row[col] * row[col] / acc;
-      }
-      y[k] = s;
-    }
-    if (type == TF_EFC_EQUALITY) {
-      for (int k = 0; k < dim; k++) worst = fmax(worst, fabs(y[k]));
-      continue;
-    }
-    double c0 = sum > 0 ? dim / sum : 1;
-    for (int k = 0; k < dim; k++) c[k] = c0;
-    if (type == TF_EFC_CONTACT && dim > 1) {
-      const double* mu = p->mu + adr;
-      double mu1 = mu[1] > 0 ? mu[1] : 1, slip = 0;
-      for (int k = 1; k < dim; k++) slip += mu[k] * mu[k] * y[k] * y[k];
-      y[0] += sqrt(slip);
-      c[0] = c0 / mu1;
-      for (int k = 1; k < dim; k++) c[k] = mu[k] > 0 ? c0 * mu[k] * mu[k] / mu1 : 0;
-    }
-    for (int k = 0; k < dim; k++) x[k] = lambda[adr + k] - c[k] * y[k];
-    project_block(p, blk, x);
-    for (int k = 0; k < dim; k++) {
-      if (c[k] > 0) worst = fmax(worst, fabs(lambda[adr + k] - x[k]) / c[k]);
-    }
-  }
-  return worst;
-}
-
 // brings a warm start into the sets (non-finite entries restart from zero)
 static void clamp_warm_start(const tf_constraint_problem* p, double* lambda) {
   for (int i = 0; i < p->nefc; i++) {
     if (!isfinite(lambda[i])) lambda[i] = 0;
   }
-  for (int blk = 0; blk < p->nblock; blk++) project_block(p, blk, lambda + p->block_adr[blk]);
-}
-
-// v = v_free + A^-1 J^T lambda
-static void velocity_from_impulse(const tf_constraint_problem* p, const double* lambda, double* v) {
-  tf_mul_JT(p, v, lambda);
-  tf_solve_A(p, v);
-  for (int i = 0; i < p->nv; i++) v[i] += p->v_free[i];
-}
-
-// the dissipation guard for an unconverged answer (see the top): lambda <- t lambda and v to
-// match, t in [0, 1] minimising t^2 / 2 lambda'W lambda + t lambda'(J v_free + e); v holds
-// v_free + A^-1 J^T lambda on entry
-static void dissipation_guard(const tf_constraint_problem* p, double* lambda, double* v) {
-  double quad = 0, lin = 0;
-  for (int i = 0; i < p->nefc; i++) {
-    if (lambda[i] == 0) continue;
-    const double* row = p->J + (size_t)i * (size_t)p->nv;
-    double free = p->e[i], dv = 0;
-    for (int c = 0; c < p->nv; c++) {
-      free += row[c] * p->v_free[c];
-      dv += row[c] * (v[c] - p->v_free[c]);
-    }
-    quad += lambda[i] * dv;  // lambda'W lambda
-    lin += lambda[i] * free;
-  }
-  if (!(quad > 0) || -lin >= quad) return;
-  double t = fmax(0, -lin / quad);
-  for (int i = 0; i < p->nefc; i++) lambda[i] *= t;
-  for (int c = 0; c < p->nv; c++) v[c] = p->v_free[c] + t * (v[c] - p->v_free[c]);
+  for (int blk = 0; blk < p->nblock; blk++) tf_project_block(p, blk, lambda + p->block_adr[blk]);
 }
 
 // Anderson acceleration of x -> F(x) (see the top): the differences of the last m outputs
@@ -723,7 +627,7 @@ int tf_solve_admm(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
   double* z = x;
   double* lam_hat = x + npair;
   clamp_warm_start(p, lambda);
-  velocity_from_impulse(p, lambda, v);
+  tf_velocity_from_impulse(p, lambda, v);
   copy_velocities(p, &sp, v, z);
   memcpy(lam_hat, lambda, sizeof(double) * (size_t)nefc);
   memcpy(best, lambda, sizeof(double) * (size_t)nefc);
@@ -745,8 +649,8 @@ int tf_solve_admm(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
     }
     int balance = adaptive && iter % ADMM_BALANCE_EVERY == 0;
     if (st.change <= tol * (1 + umax) || balance) {
-      velocity_from_impulse(p, lambda, v);  // the next v step overwrites it
-      double r = natural_residual(p, v, lambda);
+      tf_velocity_from_impulse(p, lambda, v);  // the next v step overwrites it
+      double r = tf_natural_residual(p, v, lambda);
       if (r <= tol * (1 + umax)) {
         stats->converged = 1;
         break;
@@ -792,14 +696,14 @@ int tf_solve_admm(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
     memset(lambda, 0, sizeof(double) * (size_t)nefc);
     stats->converged = 0;
   } else {
-    velocity_from_impulse(p, lambda, v);
+    tf_velocity_from_impulse(p, lambda, v);
     if (!stats->converged) {
       // at the cap: the better of the last and the best lambda, then no net work
-      if (best_res < natural_residual(p, v, lambda)) {
+      if (best_res < tf_natural_residual(p, v, lambda)) {
         memcpy(lambda, best, sizeof(double) * (size_t)nefc);
-        velocity_from_impulse(p, lambda, v);
+        tf_velocity_from_impulse(p, lambda, v);
       }
-      dissipation_guard(p, lambda, v);
+      tf_dissipation_guard(p, lambda, v);
     }
   }
   int converged = stats->converged;

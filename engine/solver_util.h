@@ -13,4 +13,13 @@ void tf_mul_JT(const tf_constraint_problem* p, double* out, const double* lambda
 // cone; mu holds the block's per-row coefficients (mu[0] unused); dim 1 clamps n >= 0
 void tf_project_cone(double* lambda, const double* mu, int dim);
 
+// shared by pgs and admm: a block's projection onto its set (contacts in the cone's metric),
+// the natural-map residual of (v, lambda) in velocity units (zero exactly at a solution),
+// v = v_free + A^-1 J^T lambda, and the guard that scales an unconverged lambda so the answer
+// does no net work
+void tf_project_block(const tf_constraint_problem* p, int blk, double* x);
+double tf_natural_residual(const tf_constraint_problem* p, const double* v, const double* lambda);
+void tf_velocity_from_impulse(const tf_constraint_problem* p, const double* lambda, double* v);
+void tf_dissipation_guard(const tf_constraint_problem* p, double* lambda, double* v);
+
 #endif  // TF_SOLVER_UTIL_H
