@@ -9,8 +9,13 @@
 #include "parts_internal.h"
 
 static const tf_part_info* const parts[] = {
-    &tf_part_peg, &tf_part_hole, &tf_part_bolt, &tf_part_nut, &tf_part_gear,
-    &tf_part_connector_plug, &tf_part_connector_socket,
+    &tf_part_peg,
+    &tf_part_hole,
+    &tf_part_bolt,
+    &tf_part_nut,
+    &tf_part_gear,
+    &tf_part_connector_plug,
+    &tf_part_connector_socket,
 };
 
 int tf_part_count(void) { return (int)(sizeof(parts) / sizeof(parts[0])); }
@@ -49,8 +54,9 @@ int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* va
       if (kv[k].key && strcmp(kv[k].key, part->params[i].key) == 0) found = i;
     }
     if (found < 0) {
-      size_t at = (size_t)snprintf(err, errlen, "part '%s': unknown parameter '%s' (valid:",
-                                   part->name, kv[k].key ? kv[k].key : "");
+      size_t at =
+          (size_t)snprintf(err, errlen, "part '%s': unknown parameter '%s' (valid:", part->name,
+                           kv[k].key ? kv[k].key : "");
       for (int i = 0; i < part->nparam && at < errlen; i++) {
         at += (size_t)snprintf(err + at, errlen - at, " %s", part->params[i].key);
       }
@@ -62,8 +68,8 @@ int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* va
     if (spec->choices) {
       int index = choice_index(spec->choices, text);
       if (index < 0) {
-        snprintf(err, errlen, "part '%s': %s must be one of %s (got '%s')", part->name,
-                 spec->key, spec->choices, text);
+        snprintf(err, errlen, "part '%s': %s must be one of %s (got '%s')", part->name, spec->key,
+                 spec->choices, text);
         return -1;
       }
       values[found] = index;
@@ -72,13 +78,12 @@ int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* va
     char* end = NULL;
     double x = strtod(text, &end);
     if (end == text || *end != 0 || !isfinite(x)) {
-      snprintf(err, errlen, "part '%s': %s needs a number, got '%s'", part->name, spec->key,
-               text);
+      snprintf(err, errlen, "part '%s': %s needs a number, got '%s'", part->name, spec->key, text);
       return -1;
     }
     if (x < spec->lo || x > spec->hi) {
-      snprintf(err, errlen, "part '%s': %s must be in [%g, %g] %s (got %g)", part->name,
-               spec->key, spec->lo, spec->hi, spec->unit, x);
+      snprintf(err, errlen, "part '%s': %s must be in [%g, %g] %s (got %g)", part->name, spec->key,
+               spec->lo, spec->hi, spec->unit, x);
       return -1;
     }
     values[found] = x;

@@ -15,26 +15,26 @@ typedef struct tf_kv {
 
 // what a part build produces; free with tf_part_geometry_free
 typedef struct tf_part_geometry {
-  tf_sdf_fn fn;          // analytic SDF, geom frame (the part's own frame)
-  void* params;          // plain-data parameters for fn (heap)
+  tf_sdf_fn fn;  // analytic SDF, geom frame (the part's own frame)
+  void* params;  // plain-data parameters for fn (heap)
   size_t params_size;
-  double aabb[6];        // lo[3], hi[3] holding the solid
-  double error_bound;    // m: |fn - exact distance| near the surface; 0 = exact
-  double* vert;          // (nvert x 3) watertight mesh, faces counter-clockwise from outside
+  double aabb[6];      // lo[3], hi[3] holding the solid
+  double error_bound;  // m: |fn - exact distance| near the surface; 0 = exact
+  double* vert;        // (nvert x 3) watertight mesh, faces counter-clockwise from outside
   int nvert;
-  int* face;             // (nface x 3)
+  int* face;  // (nface x 3)
   int nface;
-  double chord_error;    // m: largest distance between the mesh and the true surface
+  double chord_error;  // m: largest distance between the mesh and the true surface
 } tf_part_geometry;
 
 // one parameter of a part's schema; a parameter with choices takes one of the names
 // ("round|square") and its value is the index of the choice
 typedef struct tf_param_spec {
   const char* key;
-  double value;          // default
-  double lo, hi;         // accepted range (inclusive)
-  const char* unit;      // "m", "um", "deg", "" ...
-  const char* choices;   // NULL for numbers, else "a|b|c"
+  double value;         // default
+  double lo, hi;        // accepted range (inclusive)
+  const char* unit;     // "m", "um", "deg", "" ...
+  const char* choices;  // NULL for numbers, else "a|b|c"
   const char* help;
 } tf_param_spec;
 

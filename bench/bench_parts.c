@@ -24,7 +24,8 @@ static double queries_per_second(const tf_part_geometry* g) {
   for (int round = 0; round < 3; round++) {
     double t0 = now();
     for (int i = 0; i < n; i++) {
-      double p[3] = {g->vert[3 * i] + 1e-4, g->vert[3 * i + 1] - 0.7e-4, g->vert[3 * i + 2] + 0.3e-4};
+      double p[3] = {g->vert[3 * i] + 1e-4, g->vert[3 * i + 1] - 0.7e-4,
+                     g->vert[3 * i + 2] + 0.3e-4};
       double grad[3];
       sink += g->fn(g->params, p, grad);
     }
@@ -81,9 +82,10 @@ static void seated(const tf_part_geometry* bolt, const tf_part_geometry* nut, in
     if (out[i].normal[2] > 0.3) down[t]++;
   }
   for (int t = 1; t < turns - 1; t++) covered += up[t] > 0 && down[t] > 0;
-  printf("    \"%s\": {\"ms\": %.4f, \"candidates\": %d, \"contacts\": %d, \"nut_triangles\": %d, "
-         "\"turns_with_both_flanks\": %d, \"engaged_turns\": %d}%s\n",
-         label, 1e3 * best, candidates, n, nut->nface, covered, turns - 2, last ? "" : ",");
+  printf(
+      "    \"%s\": {\"ms\": %.4f, \"candidates\": %d, \"contacts\": %d, \"nut_triangles\": %d, "
+      "\"turns_with_both_flanks\": %d, \"engaged_turns\": %d}%s\n",
+      label, 1e3 * best, candidates, n, nut->nface, covered, turns - 2, last ? "" : ",");
 }
 
 int main(void) {
@@ -120,7 +122,8 @@ int main(void) {
       fprintf(stderr, "bench_parts: %s\n", err);
       continue;
     }
-    printf(", \"s_%d\": %.3f, \"threads_%d\": %d", sizes[k], stats.seconds, sizes[k], stats.threads);
+    printf(", \"s_%d\": %.3f, \"threads_%d\": %d", sizes[k], stats.seconds, sizes[k],
+           stats.threads);
     tf_sdf_grid_free(&grid);
   }
   printf("},\n");

@@ -125,12 +125,13 @@ static int export_part(int argc, char** argv) {
   } else {
     status = TF_EXIT_OK;
     if (json) {
-      printf("{\"part\":\"%s\",\"out\":\"%s\",\"vertices\":%d,\"triangles\":%d,"
-             "\"chord_error_m\":%.6g,\"sdf_error_bound_m\":%.6g}\n",
-             part, out, g.nvert, g.nface, g.chord_error, g.error_bound);
+      printf(
+          "{\"part\":\"%s\",\"out\":\"%s\",\"vertices\":%d,\"triangles\":%d,"
+          "\"chord_error_m\":%.6g,\"sdf_error_bound_m\":%.6g}\n",
+          part, out, g.nvert, g.nface, g.chord_error, g.error_bound);
     } else {
-      printf("%s: %d vertices, %d triangles, chord error %.3g m -> %s\n", part, g.nvert,
-             g.nface, g.chord_error, out);
+      printf("%s: %d vertices, %d triangles, chord error %.3g m -> %s\n", part, g.nvert, g.nface,
+             g.chord_error, out);
     }
   }
   tf_part_geometry_free(&g);
@@ -149,8 +150,7 @@ int tf_cmd_asset(int argc, char** argv) {
     return list_parts(json);
   }
   if (argc >= 1 && strcmp(argv[0], "export") == 0) return export_part(argc - 1, argv + 1);
-  fprintf(stderr, "tightfit asset: expected 'list' or 'export', got '%s'\n",
-          argc ? argv[0] : "");
+  fprintf(stderr, "tightfit asset: expected 'list' or 'export', got '%s'\n", argc ? argv[0] : "");
   tf_cli_usage(stderr);
   return TF_EXIT_USAGE;
 }

@@ -16,7 +16,7 @@ typedef struct tf_builder_mesh {
   char* name;
   double* vert;  // (nvert x 3)
   int nvert;
-  int* face;     // (nface x 3)
+  int* face;  // (nface x 3)
   int nface;
 } tf_builder_mesh;
 

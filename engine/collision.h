@@ -27,7 +27,7 @@ typedef struct tf_mesh_view {
   int nvert;
   const double* vert;  // (nvert x 3)
   int nface;
-  const int* face;     // (nface x 3)
+  const int* face;  // (nface x 3)
   double rbound;
 } tf_mesh_view;
 
@@ -35,11 +35,11 @@ typedef struct tf_mesh_view {
 typedef struct tf_sdf_view {
   tf_sdf_fn fn;
   const void* params;
-  const float* grid;   // res[0] x res[1] x res[2], x fastest
+  const float* grid;  // res[0] x res[1] x res[2], x fastest
   int res[3];
   double origin[3];
   double cell;
-  double aabb[6];      // lo[3], hi[3] of the solid, geom frame
+  double aabb[6];  // lo[3], hi[3] of the solid, geom frame
   double error_bound;
 } tf_sdf_view;
 

@@ -46,7 +46,6 @@
 #define PERTURB_ANGLE (M_PI / 180)        // small rotation for curved shapes (rad)
 #define CAND_MAX (CLIP_MAX + 8)
 
-
 // two unit vectors completing n to a right-handed frame (t1, t2, n)
 static void tangent_basis(double t1[3], double t2[3], const double n[3]) {
   double u[3] = {0, 0, 0};

@@ -141,7 +141,6 @@ static double shape_radius(const tf_shape* s) {
   return (s->type == TF_GEOM_SPHERE || s->type == TF_GEOM_CAPSULE) ? s->size[0] : 0;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // the configuration-space obstacle
 

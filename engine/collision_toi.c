@@ -32,7 +32,6 @@
 
 #define TOI_MAX_ITER 512
 
-
 // translation by vel t, then rotation of the frame by exp(omega t) about its own origin
 void tf_shape_advance(tf_shape* out, const tf_shape* s, const tf_shape_motion* motion, double t) {
   tf_shape moved = *s;

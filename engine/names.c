@@ -8,8 +8,8 @@ static const char* const timer_names[TF_TIMER_N] = {
     "step",   "kinematics", "crba",       "rnea",  "passive",
     "factor", "collision",  "constraint", "solve", "integrate"};
 static const char* const solver_names[TF_SOLVER_N] = {"pgs", "newton", "al", "admm"};
-static const char* const geom_names[TF_GEOM_NTYPE] = {"plane", "sphere", "capsule", "box",
-                                                      "cylinder", "hull", "mesh", "sdf"};
+static const char* const geom_names[TF_GEOM_NTYPE] = {"plane",    "sphere", "capsule", "box",
+                                                      "cylinder", "hull",   "mesh",    "sdf"};
 
 const char* tf_integrator_name(tf_integrator integrator) {
   return (int)integrator >= 0 && integrator < TF_INTEGRATOR_N ? integrator_names[integrator]

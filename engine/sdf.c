@@ -7,7 +7,8 @@
 #include "engine_math.h"
 
 static double grid_value(const tf_sdf_view* s, int i, int j, int k) {
-  return (double)s->grid[((size_t)k * (size_t)s->res[1] + (size_t)j) * (size_t)s->res[0] + (size_t)i];
+  return (double)
+      s->grid[((size_t)k * (size_t)s->res[1] + (size_t)j) * (size_t)s->res[0] + (size_t)i];
 }
 
 // trilinear value and gradient inside the node box (p clamped to it by the caller)
@@ -25,7 +26,8 @@ static double grid_trilinear(const tf_sdf_view* s, const double p[3], double gra
   double c[2][2][2];
   for (int dk = 0; dk < 2; dk++) {
     for (int dj = 0; dj < 2; dj++) {
-      for (int di = 0; di < 2; di++) c[dk][dj][di] = grid_value(s, idx[0] + di, idx[1] + dj, idx[2] + dk);
+      for (int di = 0; di < 2; di++)
+        c[dk][dj][di] = grid_value(s, idx[0] + di, idx[1] + dj, idx[2] + dk);
     }
   }
   double x = f[0], y = f[1], z = f[2];

@@ -160,17 +160,17 @@ typedef double (*tf_sdf_fn)(const void* params, const double p[3], double grad[3
 
 typedef struct tf_sdf_def {
   const char* name;
-  tf_sdf_fn fn;            // analytic SDF, or NULL for a grid SDF
-  const void* params;      // bytes copied on compile (plain data, no pointers)
+  tf_sdf_fn fn;        // analytic SDF, or NULL for a grid SDF
+  const void* params;  // bytes copied on compile (plain data, no pointers)
   size_t params_size;
-  const float* grid;       // grid SDF values, res[0] x res[1] x res[2] nodes, x fastest
+  const float* grid;  // grid SDF values, res[0] x res[1] x res[2] nodes, x fastest
   int res[3];
-  double grid_origin[3];   // geom-frame position of node (0, 0, 0)
-  double grid_cell;        // node spacing (m)
-  double aabb[6];          // lo[3], hi[3]: a box holding the solid, geom frame
-  double error_bound;      // m: how far the value may be from the true distance near the
-                           // surface (0: exact); a bound is never above the true distance
-  int mesh;                // a surface mesh of the same solid for sampling, -1 if none
+  double grid_origin[3];  // geom-frame position of node (0, 0, 0)
+  double grid_cell;       // node spacing (m)
+  double aabb[6];         // lo[3], hi[3]: a box holding the solid, geom frame
+  double error_bound;     // m: how far the value may be from the true distance near the
+                          // surface (0: exact); a bound is never above the true distance
+  int mesh;               // a surface mesh of the same solid for sampling, -1 if none
 } tf_sdf_def;
 
 typedef struct tf_equality_def {
@@ -196,9 +196,9 @@ typedef struct tf_option {
                           // (euler only; default). 0: explicit, kept to show why it matters.
   tf_solver_type solver;  // default al
   tf_solver_settings solver_opt;
-  double min_margin;  // m: candidates this close are always rows (resting contact); 1e-4
+  double min_margin;      // m: candidates this close are always rows (resting contact); 1e-4
   int max_pair_contacts;  // contacts kept per geom pair after reduction (default 128, <= 128)
-  int nconmax;        // contact buffer per data (default 128); overflow is counted
+  int nconmax;            // contact buffer per data (default 128); overflow is counted
 } tf_option;
 
 typedef struct tf_builder tf_builder;
@@ -248,16 +248,16 @@ typedef struct tf_model {
   int nhullface;      // faces of all hulls
   int nhullfacevert;  // face-vertex indices of all hulls
   int nmesh;
-  int nmeshvert;      // vertices of all meshes
-  int nmeshface;      // triangles of all meshes
+  int nmeshvert;  // vertices of all meshes
+  int nmeshface;  // triangles of all meshes
   int nsdf;
-  size_t nsdfparam;   // bytes of all analytic SDF parameters
-  size_t nsdfgrid;    // values of all grid SDFs
-  int neq;            // equality constraints
-  int nexclude;       // excluded body pairs
-  int ninclude;       // explicitly included geom pairs
-  int nconmax;        // contacts each data holds
-  int nefcmax;        // constraint rows each data holds
+  size_t nsdfparam;  // bytes of all analytic SDF parameters
+  size_t nsdfgrid;   // values of all grid SDFs
+  int neq;           // equality constraints
+  int nexclude;      // excluded body pairs
+  int ninclude;      // explicitly included geom pairs
+  int nconmax;       // contacts each data holds
+  int nefcmax;       // constraint rows each data holds
   tf_option opt;
 
   // bodies
@@ -326,13 +326,13 @@ typedef struct tf_model {
   int* hull_face_vert;      // (nhullfacevert) relative to the hull's first vertex
 
   // meshes
-  int* mesh_vertadr;         // (nmesh)
-  int* mesh_vertnum;         // (nmesh)
-  int* mesh_faceadr;         // (nmesh)
-  int* mesh_facenum;         // (nmesh)
-  double* mesh_rbound;       // (nmesh) largest vertex norm
-  double* mesh_vert;         // (nmeshvert x 3)
-  int* mesh_face;            // (nmeshface x 3) relative to the mesh's first vertex
+  int* mesh_vertadr;    // (nmesh)
+  int* mesh_vertnum;    // (nmesh)
+  int* mesh_faceadr;    // (nmesh)
+  int* mesh_facenum;    // (nmesh)
+  double* mesh_rbound;  // (nmesh) largest vertex norm
+  double* mesh_vert;    // (nmeshvert x 3)
+  int* mesh_face;       // (nmeshface x 3) relative to the mesh's first vertex
 
   // signed distance fields
   tf_sdf_fn* sdf_fn;         // (nsdf) NULL for grids
@@ -448,8 +448,8 @@ typedef struct tf_data {
   int ncon;                  // contacts of the last step
   tf_contact* contact;       // (nconmax)
   int ncon_wanted;           // contacts found, including those the buffer could not hold
-  int ncon_candidates;    // contact candidates before per-pair reduction
-  int ncon_dropped;       // candidates the reduction dropped
+  int ncon_candidates;       // contact candidates before per-pair reduction
+  int ncon_dropped;          // candidates the reduction dropped
   int ncon_prev;             // the previous step's contacts, for warm starts
   tf_contact* contact_prev;  // (nconmax)
 

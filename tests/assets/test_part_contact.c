@@ -32,16 +32,17 @@ static void test_nut_grid_vs_analytic(void** state) {
   tf_sdf_grid grid;
   tf_sdf_bake_stats stats;
   char err[256];
-  int status = tf_sdf_bake(&grid, &stats, nut.vert, nut.nvert, nut.face, nut.nface, &opt, err,
-                           sizeof(err));
+  int status =
+      tf_sdf_bake(&grid, &stats, nut.vert, nut.nvert, nut.face, nut.nface, &opt, err, sizeof(err));
   if (status) print_message("bake: %s\n", err);
   assert_int_equal(status, 0);
   // within two cells of the surface, away from nothing: the band where contact happens
   grid_check c = grid_check_near_surface(&grid, nut.fn, nut.params, 2 * grid.cell, 20000, 42);
-  print_message("nut M16: %d x %d x %d nodes, cell %.2f um, bake %.2f s, %d samples: max error "
-                "%.3f um (%.3f cells), mean %.3f um\n",
-                grid.res[0], grid.res[1], grid.res[2], grid.cell * 1e6, stats.seconds, c.samples,
-                c.max_error * 1e6, c.max_error / grid.cell, c.mean_error * 1e6);
+  print_message(
+      "nut M16: %d x %d x %d nodes, cell %.2f um, bake %.2f s, %d samples: max error "
+      "%.3f um (%.3f cells), mean %.3f um\n",
+      grid.res[0], grid.res[1], grid.res[2], grid.cell * 1e6, stats.seconds, c.samples,
+      c.max_error * 1e6, c.max_error / grid.cell, c.mean_error * 1e6);
   assert_true(c.samples >= 10000);
   assert_true(c.max_error < 0.5 * grid.cell);
   tf_sdf_grid_free(&grid);

@@ -373,8 +373,8 @@ static void test_asset_export(void** state) {
   assert_true(fd >= 0);
   close(fd);
   unlink(path);
-  const char* args[] = {"asset", "export", "gear", "--set", "teeth=17", "--out", path, "--json",
-                        NULL};
+  const char* args[] = {"asset", "export", "gear",   "--set", "teeth=17",
+                        "--out", path,     "--json", NULL};
   cli_result r = run_cli(args);
   assert_true(r.exited);
   assert_int_equal(r.code, 0);
@@ -395,12 +395,12 @@ static void test_asset_export_errors(void** state) {
   const char* unknown[] = {"asset", "export", "sprocket", "--out", "/tmp/x.obj", NULL};
   const char* n1[] = {"sprocket", "gear", "nut", NULL};
   expect_usage_error(unknown, n1, 0);
-  const char* bad_size[] = {"asset", "export", "bolt", "--set", "size=M7", "--out", "/tmp/x.obj",
-                            NULL};
+  const char* bad_size[] = {"asset",   "export", "bolt",       "--set",
+                            "size=M7", "--out",  "/tmp/x.obj", NULL};
   const char* n2[] = {"size", "M16", NULL};
   expect_usage_error(bad_size, n2, 0);
-  const char* bad_key[] = {"asset", "export", "nut", "--set", "pitch=1", "--out", "/tmp/x.obj",
-                           NULL};
+  const char* bad_key[] = {"asset",   "export", "nut",        "--set",
+                           "pitch=1", "--out",  "/tmp/x.obj", NULL};
   const char* n3[] = {"pitch", "size", NULL};
   expect_usage_error(bad_key, n3, 0);
   const char* bad_ext[] = {"asset", "export", "nut", "--out", "/tmp/x.ply", NULL};
