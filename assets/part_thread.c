@@ -34,6 +34,11 @@
 // outside and, inside, wherever the section's own boundary is the true one (everywhere within
 // reach of the thread: the slab's made-up outer wall is farther); the intersection is exact
 // inside and outside because each solid's nearest point lies in the other.
+// Cost: the envelope around the point is queried first, and the static parts with the
+// envelope's ends only when a lower bound on their distance (a box in (r, z) around each of
+// their segments, valid at every angle) is within twice the nearest distance found: farther
+// features can neither win nor leave an end worth following, so the skip changes no value.
+// The hex prism picks its flat by the largest projection on the six normals (no trig).
 //
 // Mesh. The thread surface is swept over stations around the axis (sdf_profile.c), with a
 // station wherever a thread corner meets the chamfer, a countersink or the head face, so
@@ -120,6 +125,10 @@ typedef struct thread_sdf {
   double hex_z0, hex_z1;
   double rmin;   // the smallest radius of a moving feature (the profile's minor radius)
   double speed;  // the fastest a feature's image moves in the section (m / rad)
+  // (r, z) boxes holding the static parts and the envelope's end between them, at every
+  // angle: lower bounds that let a query skip the ends when they are out of reach
+  int nbox[2];
+  double box[2][5][4];  // [pre / post][segment]: r0, r1, z0, z1
 } thread_sdf;
 
 // rmin and speed of a thread: kinks move with the lead; the crossing of a flank of slope b
@@ -146,13 +155,17 @@ static void feature_speeds(thread_sdf* t) {
 // exact distance to the hex prism |hexagon(x, y)| <= apothem, z0 <= z <= z1, flats facing
 // +-x and every 60 deg
 static double hex_prism(const double p[3], double apothem, double z0, double z1, double grad[3]) {
-  const double step = TWO_PI / 6;
-  double rho = sqrt(p[0] * p[0] + p[1] * p[1]);
-  double alpha = atan2(p[1], p[0]);
-  double k = floor(alpha / step + 0.5);
-  double beta = alpha - k * step, nx = cos(k * step), ny = sin(k * step);
+  // the nearest flat's normal is the one of the six (every 60 deg from +x) with the largest
+  // projection: no atan2 / sincos
+  static const double nrm[3][2] = {{1, 0}, {0.5, 0.8660254037844386}, {-0.5, 0.8660254037844386}};
+  double best = -INFINITY, nx = 1, ny = 0;
+  for (int k = 0; k < 3; k++) {
+    double dp = p[0] * nrm[k][0] + p[1] * nrm[k][1];
+    double sg = dp >= 0 ? 1 : -1;
+    if (sg * dp > best) best = sg * dp, nx = sg * nrm[k][0], ny = sg * nrm[k][1];
+  }
   // folded: x along the nearest flat's normal, y along the flat
-  double x = rho * cos(beta), y = rho * sin(beta), half = apothem * TAN30;
+  double x = best, y = p[1] * nx - p[0] * ny, half = apothem * TAN30;
   double d2, g2[2];
   if (x > apothem && fabs(y) > half) {
     double cy = y > 0 ? half : -half;
@@ -190,8 +203,41 @@ static int section_inside(const thread_sdf* t, double rho, double theta, double 
   return rho >= tf_profile_thread_radius(th, theta, z);
 }
 
-// queries the section at angle theta + q->base: the static parts, the envelope's two ends
-// and the envelope between za and zb
+// the boxes of a static polyline ending (post: starting) at the envelope's end at z: the
+// end vertex stays at z and within 0 <= r <= far at every angle
+static int end_boxes(double box[5][4], const tf_profile_vertex* v, int n, double far, double z,
+                     int post) {
+  double pr[5], pz[5];
+  int m = 0;
+  if (post) pr[m] = -1, pz[m++] = z;
+  for (int i = 0; i < n; i++) pr[m] = v[i].p[0], pz[m++] = v[i].p[1];
+  if (!post) pr[m] = -1, pz[m++] = z;
+  for (int i = 0; i + 1 < m; i++) {
+    int a = i, b = i + 1;
+    int end = pr[a] < 0 || pr[b] < 0;
+    box[i][0] = end ? 0 : fmin(pr[a], pr[b]);
+    box[i][1] = end ? fmax(far, fmax(pr[a], pr[b])) : fmax(pr[a], pr[b]);
+    box[i][2] = fmin(pz[a], pz[b]), box[i][3] = fmax(pz[a], pz[b]);
+  }
+  return m - 1;
+}
+
+// a lower bound on the distance from (rho, z) to a surface swept by parts whose (r, z) stay
+// within the boxes: |p - X|^2 = (rho - r)^2 + 2 rho r (1 - cos phi) + dz^2 >= (rho - r)^2 + dz^2
+static double boxes_bound(const double box[5][4], int n, double rho, double z) {
+  double best = INFINITY;
+  for (int i = 0; i < n; i++) {
+    double dr = fmax(fmax(box[i][0] - rho, rho - box[i][1]), 0);
+    double dz = fmax(fmax(box[i][2] - z, z - box[i][3]), 0);
+    best = fmin(best, dr * dr + dz * dz);
+  }
+  return sqrt(best);
+}
+
+// queries the section at angle theta + q->base: the envelope between za and zb, then the
+// static parts and the envelope's two ends unless they are out of reach. Out of reach is
+// beyond twice the nearest distance found: such a feature can neither win nor leave an
+// event that section_eval would follow (it follows ends within twice the distance)
 static void query_section(tf_profile_query* q, const thread_sdf* t, double theta, double za,
                           double zb) {
   enum { CHUNK = 96 };
@@ -200,16 +246,21 @@ static void query_section(tf_profile_query* q, const thread_sdf* t, double theta
   tf_profile_vertex v[CHUNK];
   double segw[2 * CHUNK];
   int n = 0;
-  for (int i = 0; i < t->npre; i++) v[n++] = t->pre[i];
-  tf_profile_thread_end(&v[n++], th, angle, 0);
-  tf_profile_query_polyline(q, v, n, NULL, t->nut);
-  n = 0;
-  tf_profile_thread_end(&v[n++], th, angle, 1);
-  for (int i = 0; i < t->npost; i++) v[n++] = t->post[i];
-  tf_profile_query_polyline(q, v, n, NULL, t->nut);
   for (double x = za; x < zb; x += th->pitch) {
     n = tf_profile_thread_section(v, segw, CHUNK, th, angle, x, fmin(x + th->pitch, zb));
     if (n > 0) tf_profile_query_polyline(q, v, n, segw, t->nut);
+  }
+  if (!(boxes_bound(t->box[0], t->nbox[0], q->rho, q->z) > 2 * q->dist)) {
+    n = 0;
+    for (int i = 0; i < t->npre; i++) v[n++] = t->pre[i];
+    tf_profile_thread_end(&v[n++], th, angle, 0);
+    tf_profile_query_polyline(q, v, n, NULL, t->nut);
+  }
+  if (!(boxes_bound(t->box[1], t->nbox[1], q->rho, q->z) > 2 * q->dist)) {
+    n = 0;
+    tf_profile_thread_end(&v[n++], th, angle, 1);
+    for (int i = 0; i < t->npost; i++) v[n++] = t->post[i];
+    tf_profile_query_polyline(q, v, n, NULL, t->nut);
   }
 }
 
@@ -421,6 +472,8 @@ static int build_bolt(const double* v, tf_part_geometry* out, char* err, size_t 
   t->npost = 1;
   t->apothem = apothem, t->hex_z0 = -k, t->hex_z1 = 0;
   feature_speeds(t);
+  t->nbox[0] = end_boxes(t->box[0], t->pre, t->npre, t->far, 0, 0);
+  t->nbox[1] = end_boxes(t->box[1], t->post, t->npost, t->far, len, 1);
   double corner = apothem / cos(TWO_PI / 12);
   out->aabb[0] = out->aabb[1] = -corner, out->aabb[2] = -k;
   out->aabb[3] = out->aabb[4] = corner, out->aabb[5] = len;
@@ -503,6 +556,8 @@ static int build_nut(const double* v, tf_part_geometry* out, char* err, size_t e
   t->npost = 2;
   t->apothem = apothem, t->hex_z0 = 0, t->hex_z1 = height;
   feature_speeds(t);
+  t->nbox[0] = end_boxes(t->box[0], t->pre, t->npre, t->far, 0, 0);
+  t->nbox[1] = end_boxes(t->box[1], t->post, t->npost, t->far, height, 1);
   out->aabb[0] = out->aabb[1] = -corner, out->aabb[2] = 0;
   out->aabb[3] = out->aabb[4] = corner, out->aabb[5] = height;
   out->error_bound = ERROR_BOUND;

@@ -30,6 +30,9 @@
 // 2. Polish. The few features whose closed-form distances tie to 1e-4 get Newton steps on
 //    the exact |p - X(s, phi)|^2 (gradient and Hessian in closed form), within their ranges:
 //    the distance becomes exact to rounding and the gradient (p - X) / |p - X| exact too.
+//    A closed-form point whose distance in the section alone, a lower bound on |p - X|, is
+//    beyond twice the nearest so far skips the exact 3D distance (and its sincos): it can
+//    neither win, nor be polished, nor leave an end the caller follows.
 // 3. Look past ends. A feature whose optimum lies beyond the end of its range (a crossing of
 //    a flank with a countersink that turns into a corner) may hand over to a feature the
 //    point's own section lacks (the corner that emerges). Such ends are noted, and the
@@ -81,9 +84,16 @@ static double feature_offset(double off[3], const tf_profile_query* q, const tf_
 }
 
 // records feature f at its point (f->s, f->phi): the nearest so far, and among the
-// candidates the polish will revisit; returns its distance
+// candidates the polish will revisit; returns its distance. A point whose distance in the
+// section alone, sqrt((rho - r)^2 + dz^2) <= |p - X|, exceeds twice the nearest so far can
+// neither win, nor be polished, nor leave an end the caller follows (it follows ends within
+// twice the distance): that lower bound is returned instead, sparing the turn's sincos
 static double consider(tf_profile_query* q, tf_profile_feature* f) {
   double off[3];
+  double r = f->a[0] + f->s * f->u[0] + f->phi * f->w[0];
+  double z = f->a[1] + f->s * f->u[1] + f->phi * f->w[1];
+  double lb = (q->rho - r) * (q->rho - r) + (q->z - z) * (q->z - z);
+  if (lb > 4 * q->dist * q->dist) return f->dist = sqrt(lb);
   f->dist = feature_offset(off, q, f, f->s, f->phi);
   if (f->dist < q->dist) {
     q->dist = f->dist;
