@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh_builder.h"
 #include "parts_internal.h"
 #include "sdf_library.h"
 
@@ -455,60 +456,27 @@ done:
 
 // ---------------------------------------------------------------- meshes
 
-typedef struct mesh3 {
-  double* vert;
-  int nvert, vcap;
-  int* face;
-  int nface, fcap;
-} mesh3;
-
-// appends a vertex, returns its index or -1
-static int vadd(mesh3* m, double x, double y, double z) {
-  if (m->nvert == m->vcap) {
-    int cap = m->vcap ? 2 * m->vcap : 512;
-    double* grown = realloc(m->vert, (size_t)cap * 3 * sizeof(double));
-    if (!grown) return -1;
-    m->vert = grown, m->vcap = cap;
-  }
-  double* v = m->vert + 3 * m->nvert;
-  v[0] = x, v[1] = y, v[2] = z;
-  return m->nvert++;
-}
-
-// appends a triangle
-static int fadd(mesh3* m, int a, int b, int c) {
-  if (m->nface == m->fcap) {
-    int cap = m->fcap ? 2 * m->fcap : 1024;
-    int* grown = realloc(m->face, (size_t)cap * 3 * sizeof(int));
-    if (!grown) return -1;
-    m->face = grown, m->fcap = cap;
-  }
-  int* f = m->face + 3 * m->nface++;
-  f[0] = a, f[1] = b, f[2] = c;
-  return 0;
-}
-
 // a loop of mesh vertices v0 .. v0 + n - 1, counter-clockwise in xy
 typedef struct loop3 {
   int v0, n;
 } loop3;
 
 // the loop's outline at height z
-static loop3 add_loop(mesh3* m, const poly2* p, double z) {
+static loop3 add_loop(tf_mesh_builder* m, const poly2* p, double z) {
   loop3 l = {m->nvert, p->n};
   for (int i = 0; i < p->n; i++) {
-    if (vadd(m, p->p[i][0], p->p[i][1], z) < 0) l.n = -1;
+    if (tf_mesh_builder_vertex(m, p->p[i][0], p->p[i][1], z) < 0) l.n = -1;
   }
   return l;
 }
 
 // walls between two copies of a loop (lo below hi), facing away from the loop's inside when
 // outward, else toward it
-static int walls(mesh3* m, loop3 lo, loop3 hi, int outward) {
+static int walls(tf_mesh_builder* m, loop3 lo, loop3 hi, int outward) {
   for (int i = 0; i < lo.n; i++) {
     int j = (i + 1) % lo.n;
     int a = lo.v0 + i, b = lo.v0 + j, c = hi.v0 + j, d = hi.v0 + i;
-    int bad = outward ? fadd(m, a, b, c) || fadd(m, a, c, d) : fadd(m, a, c, b) || fadd(m, a, d, c);
+    int bad = outward ? tf_mesh_builder_triangle(m, a, b, c) || tf_mesh_builder_triangle(m, a, c, d) : tf_mesh_builder_triangle(m, a, c, b) || tf_mesh_builder_triangle(m, a, d, c);
     if (bad) return -1;
   }
   return 0;
@@ -516,7 +484,7 @@ static int walls(mesh3* m, loop3 lo, loop3 hi, int outward) {
 
 // a planar face: inside `outer`, outside the `holes` (all counter-clockwise loops at one height),
 // facing +z when up
-static int cap(mesh3* m, loop3 outer, const loop3* holes, int nholes, int up) {
+static int cap(tf_mesh_builder* m, loop3 outer, const loop3* holes, int nholes, int up) {
   int total = outer.n;
   for (int h = 0; h < nholes; h++) total += holes[h].n;
   double(*xy)[2] = malloc((size_t)total * sizeof(*xy));
@@ -543,7 +511,7 @@ static int cap(mesh3* m, loop3 outer, const loop3* holes, int nholes, int up) {
   if (triangulate(&tri, (const double(*)[2])xy, ids, outer.n, hole_ids, hole_n, nholes)) goto done;
   for (int t = 0; t + 2 < tri.n; t += 3) {
     int a = global[tri.v[t]], b = global[tri.v[t + 1]], c = global[tri.v[t + 2]];
-    if (up ? fadd(m, a, b, c) : fadd(m, a, c, b)) goto done;
+    if (up ? tf_mesh_builder_triangle(m, a, b, c) : tf_mesh_builder_triangle(m, a, c, b)) goto done;
   }
   status = 0;
 done:
@@ -557,7 +525,7 @@ done:
 }
 
 // a closed prism component: the outline extruded from z0 to z1
-static int prism_mesh(mesh3* m, const poly2* outline, double z0, double z1) {
+static int prism_mesh(tf_mesh_builder* m, const poly2* outline, double z0, double z1) {
   loop3 lo = add_loop(m, outline, z0), hi = add_loop(m, outline, z1);
   if (lo.n < 0 || hi.n < 0) return -1;
   if (walls(m, lo, hi, 1)) return -1;
@@ -745,7 +713,7 @@ static int section(poly2* out, const conn* c, double grow, double* err) {
 }
 
 // one closed component per solid of the union
-static int plug_mesh(mesh3* m, const conn* c, double* err) {
+static int plug_mesh(tf_mesh_builder* m, const conn* c, double* err) {
   poly2 shell = {0}, tab = {0}, pin = {0};
   int status = -1;
   // the plug shell without the tab: the tab is its own component
@@ -772,7 +740,7 @@ done:
 }
 
 // one closed surface: block, top face, cavity, floor, holes
-static int socket_mesh(mesh3* m, const conn* c, double* err) {
+static int socket_mesh(tf_mesh_builder* m, const conn* c, double* err) {
   poly2 block = {0}, cavity = {0}, hole = {0};
   loop3* top = NULL;
   loop3* bottom = NULL;
@@ -844,7 +812,7 @@ static int conn_build(const double* v, tf_part_geometry* out, char* err, size_t 
     out->aabb[3] = hi[0], out->aabb[4] = hi[1], out->aabb[5] = c.t.length;
     out->error_bound = c.pins || c.latch ? TF_SDF_CSG_RATIO_2 * TF_SDF_ERROR_BAND : 0;
   }
-  mesh3 m = {0};
+  tf_mesh_builder m = {0};
   double chord_err = 0;
   if (socket ? socket_mesh(&m, &c, &chord_err) : plug_mesh(&m, &c, &chord_err)) {
     free(m.vert);

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh_builder.h"
 #include "parts_internal.h"
 
 static const double pi = 3.14159265358979323846;
@@ -361,47 +362,14 @@ static int flank_chain(pts* chain, const gear_params* g, double chord, double* e
   return 0;
 }
 
-typedef struct mesh {
-  double* vert;
-  int nvert, vcap;
-  int* face;
-  int nface, fcap;
-} mesh;
-
-// appends a vertex, returns its index or -1
-static int add_vert(mesh* m, double x, double y, double z) {
-  if (m->nvert == m->vcap) {
-    int cap = m->vcap ? 2 * m->vcap : 1024;
-    double* grown = realloc(m->vert, (size_t)cap * 3 * sizeof(double));
-    if (!grown) return -1;
-    m->vert = grown, m->vcap = cap;
-  }
-  double* v = m->vert + 3 * m->nvert;
-  v[0] = x, v[1] = y, v[2] = z;
-  return m->nvert++;
-}
-
-// appends a triangle
-static int add_face(mesh* m, int a, int b, int c) {
-  if (m->nface == m->fcap) {
-    int cap = m->fcap ? 2 * m->fcap : 2048;
-    int* grown = realloc(m->face, (size_t)cap * 3 * sizeof(int));
-    if (!grown) return -1;
-    m->face = grown, m->fcap = cap;
-  }
-  int* f = m->face + 3 * m->nface++;
-  f[0] = a, f[1] = b, f[2] = c;
-  return 0;
-}
-
 // a cap triangle (a, b, c counter-clockwise seen from +z, top-cap indices) on both caps: top as
 // is, bottom reversed. Top outline vertices 0..n-1 have bottom twins n..2n-1; top bore vertices
 // 2n..2n+nb-1 have theirs nb further on.
-static int cap_tri(mesh* m, int a, int b, int c, int n, int nb) {
-  if (add_face(m, a, b, c)) return -1;
+static int cap_tri(tf_mesh_builder* m, int a, int b, int c, int n, int nb) {
+  if (tf_mesh_builder_triangle(m, a, b, c)) return -1;
   int t[3] = {a, b, c};
   for (int k = 0; k < 3; k++) t[k] += t[k] < n ? n : nb;
-  return add_face(m, t[0], t[2], t[1]);
+  return tf_mesh_builder_triangle(m, t[0], t[2], t[1]);
 }
 
 // polar angle of a 2D point unwrapped to lie in [from, from + 2 pi)
@@ -414,7 +382,7 @@ static double angle_from(const double p[2], double from) {
 
 // the whole mesh: outline (per tooth: root half, lower chain, tip, upper chain, root half),
 // walls, bore, caps
-static int gear_mesh(mesh* out, const gear_params* g, double chord, double* chord_err) {
+static int gear_mesh(tf_mesh_builder* out, const gear_params* g, double chord, double* chord_err) {
   pts chain = {0}, period = {0};
   int* ring_index = NULL;
   int status = -1;
@@ -456,14 +424,14 @@ static int gear_mesh(mesh* out, const gear_params* g, double chord, double* chor
       double c = cos(k * g->pitch), s = sin(k * g->pitch);
       for (int i = 0; i < np; i++) {
         const double* q = period.p[i];
-        if (add_vert(out, c * q[0] - s * q[1], s * q[0] + c * q[1], zz) < 0) goto done;
+        if (tf_mesh_builder_vertex(out, c * q[0] - s * q[1], s * q[0] + c * q[1], zz) < 0) goto done;
       }
     }
   }
   // outer walls
   for (int j = 0; j < n; j++) {
     int j1 = (j + 1) % n;
-    if (add_face(out, n + j, n + j1, j1) || add_face(out, n + j, j1, j)) goto done;
+    if (tf_mesh_builder_triangle(out, n + j, n + j1, j1) || tf_mesh_builder_triangle(out, n + j, j1, j)) goto done;
   }
   // per tooth: strip between mirrored chain points, fan over the tip
   for (int k = 0; k < z; k++) {
@@ -500,7 +468,7 @@ static int gear_mesh(mesh* out, const gear_params* g, double chord, double* chor
     for (int side = 0; side < 2; side++) {
       for (int i = 0; i < nb; i++) {
         double a = -g->half + 2 * pi * i / nb;
-        if (add_vert(out, g->rbore * cos(a), g->rbore * sin(a),
+        if (tf_mesh_builder_vertex(out, g->rbore * cos(a), g->rbore * sin(a),
                      side ? -g->half_face : g->half_face) < 0) {
           goto done;
         }
@@ -509,7 +477,7 @@ static int gear_mesh(mesh* out, const gear_params* g, double chord, double* chor
     // bore wall, facing the axis
     for (int i = 0; i < nb; i++) {
       int t0 = b0 + i, t1 = b0 + (i + 1) % nb, s0 = t0 + nb, s1 = t1 + nb;
-      if (add_face(out, s0, t1, s1) || add_face(out, s0, t0, t1)) goto done;
+      if (tf_mesh_builder_triangle(out, s0, t1, s1) || tf_mesh_builder_triangle(out, s0, t0, t1)) goto done;
     }
     // zip the root ring and the bore ring by angle; both start at angle -pi / z
     double from = -g->half - 1e-9;
@@ -528,12 +496,12 @@ static int gear_mesh(mesh* out, const gear_params* g, double chord, double* chor
       }
     }
   } else {
-    int c0 = add_vert(out, 0, 0, g->half_face);
-    int c1 = add_vert(out, 0, 0, -g->half_face);
+    int c0 = tf_mesh_builder_vertex(out, 0, 0, g->half_face);
+    int c1 = tf_mesh_builder_vertex(out, 0, 0, -g->half_face);
     if (c0 < 0 || c1 < 0) goto done;
     for (int i = 0; i < nring; i++) {
       int o0 = ring_index[i], o1 = ring_index[(i + 1) % nring];
-      if (add_face(out, c0, o0, o1) || add_face(out, c1, o1 + n, o0 + n)) goto done;
+      if (tf_mesh_builder_triangle(out, c0, o0, o1) || tf_mesh_builder_triangle(out, c1, o1 + n, o0 + n)) goto done;
     }
   }
   status = 0;
@@ -603,7 +571,7 @@ static int gear_build(const double* v, tf_part_geometry* out, char* err, size_t 
   out->aabb[0] = out->aabb[1] = -g->ra, out->aabb[2] = -g->half_face;
   out->aabb[3] = out->aabb[4] = g->ra, out->aabb[5] = g->half_face;
   out->error_bound = 0;
-  mesh mm = {0};
+  tf_mesh_builder mm = {0};
   if (gear_mesh(&mm, g, chord, &out->chord_error)) {
     free(mm.vert);
     free(mm.face);
