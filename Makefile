@@ -11,7 +11,7 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # determinism and portable binaries: no -march=native, no -ffast-math, no FMA contraction
 CFLAGS_BASE := -std=c11 -g -Wall -Wextra -Werror -ffp-contract=off -D_DEFAULT_SOURCE \
-  -Iengine -Iassets -Itasks -Icli $(PKG_CFLAGS)
+  -Iengine -Iassets -Itasks -Icli -Itests $(PKG_CFLAGS)
 OPT ?= -O2
 SAN ?=
 VALGRIND ?= 1

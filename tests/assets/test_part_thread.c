@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_rng.h"
 #include "parts.h"
 #include "parts_internal.h"
 
@@ -29,25 +30,6 @@
 #define TAN30 0.5773502691896257
 
 // ---------------------------------------------------------------- helpers
-
-// splitmix64: a tiny deterministic generator, so every run sees the same numbers
-typedef struct test_rng {
-  uint64_t state;
-} test_rng;
-
-// next 64 random bits
-static uint64_t rng_bits(test_rng* rng) {
-  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// uniform in [lo, hi)
-static double rng_uniform(test_rng* rng, double lo, double hi) {
-  double unit = (double)(rng_bits(rng) >> 11) * (1.0 / 9007199254740992.0);
-  return lo + (hi - lo) * unit;
-}
 
 // qsort order of 64-bit keys
 static int cmp_i64(const void* a, const void* b) {

@@ -17,41 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_rng.h"
 #include "collision.h"
 #include "collision_convex.h"
 #include "engine_math.h"
 #include "hull.h"
 
 #define TRIALS 300
-
-// splitmix64: a tiny deterministic generator, so every run sees the same numbers
-typedef struct test_rng {
-  uint64_t state;
-} test_rng;
-
-// next 64 random bits
-static uint64_t rng_bits(test_rng* rng) {
-  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// uniform in [lo, hi)
-static double rng_uniform(test_rng* rng, double lo, double hi) {
-  double unit = (double)(rng_bits(rng) >> 11) * (1.0 / 9007199254740992.0);
-  return lo + (hi - lo) * unit;
-}
-
-// uniformly distributed unit vector (rejection from the cube)
-static void random_unit_vec(test_rng* rng, double v[3]) {
-  double n;
-  do {
-    for (int k = 0; k < 3; k++) v[k] = rng_uniform(rng, -1, 1);
-    n = tf_vec3_norm(v);
-  } while (n < 0.1 || n > 1);
-  tf_vec3_scale(v, v, 1.0 / n);
-}
 
 // uniformly distributed rotation matrix
 static void random_rotation(test_rng* rng, double mat[9]) {
