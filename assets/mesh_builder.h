@@ -7,7 +7,7 @@
 typedef struct tf_mesh_builder {
   double* vert;  // (nvert x 3)
   int nvert, vcap;
-  int* face;     // (nface x 3)
+  int* face;  // (nface x 3)
   int nface, fcap;
 } tf_mesh_builder;
 

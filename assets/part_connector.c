@@ -476,7 +476,9 @@ static int walls(tf_mesh_builder* m, loop3 lo, loop3 hi, int outward) {
   for (int i = 0; i < lo.n; i++) {
     int j = (i + 1) % lo.n;
     int a = lo.v0 + i, b = lo.v0 + j, c = hi.v0 + j, d = hi.v0 + i;
-    int bad = outward ? tf_mesh_builder_triangle(m, a, b, c) || tf_mesh_builder_triangle(m, a, c, d) : tf_mesh_builder_triangle(m, a, c, b) || tf_mesh_builder_triangle(m, a, d, c);
+    int bad = outward
+                  ? tf_mesh_builder_triangle(m, a, b, c) || tf_mesh_builder_triangle(m, a, c, d)
+                  : tf_mesh_builder_triangle(m, a, c, b) || tf_mesh_builder_triangle(m, a, d, c);
     if (bad) return -1;
   }
   return 0;

@@ -424,14 +424,17 @@ static int gear_mesh(tf_mesh_builder* out, const gear_params* g, double chord, d
       double c = cos(k * g->pitch), s = sin(k * g->pitch);
       for (int i = 0; i < np; i++) {
         const double* q = period.p[i];
-        if (tf_mesh_builder_vertex(out, c * q[0] - s * q[1], s * q[0] + c * q[1], zz) < 0) goto done;
+        if (tf_mesh_builder_vertex(out, c * q[0] - s * q[1], s * q[0] + c * q[1], zz) < 0)
+          goto done;
       }
     }
   }
   // outer walls
   for (int j = 0; j < n; j++) {
     int j1 = (j + 1) % n;
-    if (tf_mesh_builder_triangle(out, n + j, n + j1, j1) || tf_mesh_builder_triangle(out, n + j, j1, j)) goto done;
+    if (tf_mesh_builder_triangle(out, n + j, n + j1, j1) ||
+        tf_mesh_builder_triangle(out, n + j, j1, j))
+      goto done;
   }
   // per tooth: strip between mirrored chain points, fan over the tip
   for (int k = 0; k < z; k++) {
@@ -469,7 +472,7 @@ static int gear_mesh(tf_mesh_builder* out, const gear_params* g, double chord, d
       for (int i = 0; i < nb; i++) {
         double a = -g->half + 2 * pi * i / nb;
         if (tf_mesh_builder_vertex(out, g->rbore * cos(a), g->rbore * sin(a),
-                     side ? -g->half_face : g->half_face) < 0) {
+                                   side ? -g->half_face : g->half_face) < 0) {
           goto done;
         }
       }
@@ -477,7 +480,8 @@ static int gear_mesh(tf_mesh_builder* out, const gear_params* g, double chord, d
     // bore wall, facing the axis
     for (int i = 0; i < nb; i++) {
       int t0 = b0 + i, t1 = b0 + (i + 1) % nb, s0 = t0 + nb, s1 = t1 + nb;
-      if (tf_mesh_builder_triangle(out, s0, t1, s1) || tf_mesh_builder_triangle(out, s0, t0, t1)) goto done;
+      if (tf_mesh_builder_triangle(out, s0, t1, s1) || tf_mesh_builder_triangle(out, s0, t0, t1))
+        goto done;
     }
     // zip the root ring and the bore ring by angle; both start at angle -pi / z
     double from = -g->half - 1e-9;
@@ -501,7 +505,9 @@ static int gear_mesh(tf_mesh_builder* out, const gear_params* g, double chord, d
     if (c0 < 0 || c1 < 0) goto done;
     for (int i = 0; i < nring; i++) {
       int o0 = ring_index[i], o1 = ring_index[(i + 1) % nring];
-      if (tf_mesh_builder_triangle(out, c0, o0, o1) || tf_mesh_builder_triangle(out, c1, o1 + n, o0 + n)) goto done;
+      if (tf_mesh_builder_triangle(out, c0, o0, o1) ||
+          tf_mesh_builder_triangle(out, c1, o1 + n, o0 + n))
+        goto done;
     }
   }
   status = 0;

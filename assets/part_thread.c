@@ -478,6 +478,7 @@ static int build_bolt(const double* v, tf_part_geometry* out, char* err, size_t 
   out->aabb[0] = out->aabb[1] = -corner, out->aabb[2] = -k;
   out->aabb[3] = out->aabb[4] = corner, out->aabb[5] = len;
   out->error_bound = ERROR_BOUND;
+  out->feature_size = t->thread.pitch;  // every turn of the thread needs rows
   out->fn = sdf_bolt, out->params = t, out->params_size = sizeof(*t);
 
   thread_mesh tm;
@@ -561,6 +562,7 @@ static int build_nut(const double* v, tf_part_geometry* out, char* err, size_t e
   out->aabb[0] = out->aabb[1] = -corner, out->aabb[2] = 0;
   out->aabb[3] = out->aabb[4] = corner, out->aabb[5] = height;
   out->error_bound = ERROR_BOUND;
+  out->feature_size = t->thread.pitch;  // every turn of the thread needs rows
   out->fn = sdf_nut, out->params = t, out->params_size = sizeof(*t);
 
   thread_mesh tm;

@@ -135,6 +135,7 @@ int tf_part_add_to_builder(tf_builder* b, const char* name, const tf_part_geomet
   def.params_size = g->params_size;
   memcpy(def.aabb, g->aabb, sizeof(def.aabb));
   def.error_bound = g->error_bound;
+  def.feature_size = g->feature_size;
   def.mesh = mesh;
   return tf_builder_add_sdf(b, &def);
 }

@@ -24,7 +24,8 @@ typedef struct tf_part_geometry {
   int nvert;
   int* face;  // (nface x 3)
   int nface;
-  double chord_error;  // m: largest distance between the mesh and the true surface
+  double chord_error;   // m: largest distance between the mesh and the true surface
+  double feature_size;  // m: repeated features' spacing (a thread's pitch), 0 = none
 } tf_part_geometry;
 
 // one parameter of a part's schema; a parameter with choices takes one of the names

@@ -53,6 +53,7 @@ static void shape_of(tf_shape* s, const tf_part_geometry* g, int as_mesh, double
   s->sdf.params = g->params;
   memcpy(s->sdf.aabb, g->aabb, sizeof(s->sdf.aabb));
   s->sdf.error_bound = g->error_bound;
+  s->sdf.feature_size = g->feature_size;
 }
 
 // contact generation + reduction time for the seated nut, mesh or SDF on the nut side

@@ -41,6 +41,7 @@ typedef struct tf_sdf_view {
   double cell;
   double aabb[6];  // lo[3], hi[3] of the solid, geom frame
   double error_bound;
+  double feature_size;  // m: repeated features' spacing (a thread's pitch), 0 = none
 } tf_sdf_view;
 
 typedef struct tf_shape {

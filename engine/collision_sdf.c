@@ -726,6 +726,10 @@ static void descend_fields(tf_contact_reducer* red, const field* f1, const field
 // ---------------------------------------------------------------------------------------------
 // pair functions
 
+// the reducer's slab width for a field of v: half its repeated features' spacing, so that
+// every copy (every turn of a thread) keeps rows of its own; 0 without one
+static double slab_width(const tf_sdf_view* v) { return 0.5 * v->feature_size; }
+
 // the reducer's points into out, the candidate count into *candidates
 static int finish(tf_contact_point* out, const tf_contact_reducer* red, int cap, int* candidates) {
   assert(cap >= 1 && cap <= TF_COLLIDE_MAX);
@@ -738,7 +742,7 @@ int tf_collide_primitive_mesh(const tf_shape* a, const tf_shape* mesh, double ma
   tf_contact_reducer red;
   field f;
   field_init(&f, a, FIELD_PRIMITIVE);
-  tf_reduce_init(&red, a->mat);
+  tf_reduce_init(&red, a->mat, 0);
   sample_shape(&red, &f, mesh, margin, 1);
   return finish(out, &red, cap, candidates);
 }
@@ -749,11 +753,11 @@ int tf_collide_hull_mesh(const tf_shape* hull, const tf_shape* mesh, double marg
   field f;
   if (sdf_present(&mesh->sdf)) {
     field_init(&f, mesh, FIELD_SDF);
-    tf_reduce_init(&red, mesh->mat);
+    tf_reduce_init(&red, mesh->mat, slab_width(&mesh->sdf));
     sample_shape(&red, &f, hull, margin, -1);
   } else {
     field_init(&f, hull, FIELD_HULL);
-    tf_reduce_init(&red, hull->mat);
+    tf_reduce_init(&red, hull->mat, 0);
     sample_shape(&red, &f, mesh, margin, 1);
   }
   return finish(out, &red, cap, candidates);
@@ -765,14 +769,14 @@ int tf_collide_mesh_mesh(const tf_shape* a, const tf_shape* b, double margin, in
   field f;
   if (sdf_present(&b->sdf)) {
     field_init(&f, b, FIELD_SDF);
-    tf_reduce_init(&red, b->mat);
+    tf_reduce_init(&red, b->mat, slab_width(&b->sdf));
     sample_shape(&red, &f, a, margin, -1);
   } else if (sdf_present(&a->sdf)) {
     field_init(&f, a, FIELD_SDF);
-    tf_reduce_init(&red, a->mat);
+    tf_reduce_init(&red, a->mat, slab_width(&a->sdf));
     sample_shape(&red, &f, b, margin, 1);
   } else {
-    tf_reduce_init(&red, NULL);  // neither carries a baked SDF: nothing to measure
+    tf_reduce_init(&red, NULL, 0);  // neither carries a baked SDF: nothing to measure
   }
   return finish(out, &red, cap, candidates);
 }
@@ -782,7 +786,7 @@ int tf_collide_plane_sdf(const tf_shape* plane, const tf_shape* sdf, double marg
   tf_contact_reducer red;
   field fp, fs;
   field_init(&fp, plane, FIELD_PRIMITIVE);
-  tf_reduce_init(&red, plane->mat);
+  tf_reduce_init(&red, plane->mat, slab_width(&sdf->sdf));
   if (sdf->mesh.nvert > 0) {
     sample_shape(&red, &fp, sdf, margin, 1);
   } else if (sdf_present(&sdf->sdf)) {
@@ -816,7 +820,7 @@ int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, 
     return 1;
   }
   field_init(&f, sdf, FIELD_SDF);
-  tf_reduce_init(&red, sdf->mat);
+  tf_reduce_init(&red, sdf->mat, slab_width(&sdf->sdf));
   sample_shape(&red, &f, a, margin, -1);
   return finish(out, &red, cap, candidates);
 }
@@ -825,7 +829,8 @@ int tf_collide_sdf_sdf(const tf_shape* a, const tf_shape* b, double margin, int 
                        tf_contact_point* out, int* candidates) {
   tf_contact_reducer red;
   field fa, fb;
-  tf_reduce_init(&red, a->mat);
+  // both sides are fields: the larger nonzero spacing (fmax keeps a lone nonzero one)
+  tf_reduce_init(&red, a->mat, fmax(slab_width(&a->sdf), slab_width(&b->sdf)));
   if (sdf_present(&a->sdf) && sdf_present(&b->sdf)) {
     field_init(&fa, a, FIELD_SDF);
     field_init(&fb, b, FIELD_SDF);

@@ -22,10 +22,24 @@
 // arrives, so an empty reducer costs nothing to start. Over the cap, the bin holding the most
 // points loses its last extreme (the priority order is +-u0, +-u90, +-u45, +-u135, so what is left
 // still spans the patch); single-point bins go shallowest first.
+//
+// Slabs. A bin of a repeated feature spans every copy of it: one normal bin of a helical thread
+// flank holds that flank on every turn, and its extremes land on the outer turns, so the middle
+// turns lose their rows and the nut rocks on its end turns. With a slab width w (the caller's
+// feature size, half a thread's pitch), a candidate at offset o = d_b . pos (d_b in world) has
+// the slab key k = floor(o / w), and each bin also keeps the deepest candidate per key in a
+// fixed table of 16 entries (open addressing on k, linear probing from k mod 16; when full, the
+// candidate goes to the entry with the nearest key, ties the lower key, keeping the deeper
+// point). Every turn of the flank then has a row of its own. Output per bin: the deepest, the
+// slab rows by key, the extremes (rows equal to one already written count once). Over the cap
+// extremes go first (as above), then slab rows (from the bin holding the most, its shallowest
+// first), and only then the deepest: a repeated feature keeps a row per copy before the outline
+// of its patch. Still O(1) memory and first-arrival ties, so still the same bytes.
 #include "contact_reduce.h"
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine_math.h"
@@ -74,9 +88,11 @@ static void bin_axes(double axis[TF_REDUCE_NAXIS][3], const double d[3]) {
   }
 }
 
-void tf_reduce_init(tf_contact_reducer* r, const double frame[9]) {
+void tf_reduce_init(tf_contact_reducer* r, const double frame[9], double slab_width) {
   static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  assert(slab_width >= 0);
   memcpy(r->frame, frame ? frame : identity, sizeof(r->frame));
+  r->slab_width = isfinite(slab_width) ? slab_width : 0;
   for (int b = 0; b < TF_REDUCE_NBIN; b++) r->bin[b].count = 0;
   r->ncandidate = 0;
 }
@@ -87,6 +103,40 @@ static void bin_setup(tf_contact_reducer* r, int b) {
   tf_reduce_bin_direction(d, b);
   bin_axes(axis, d);
   for (int k = 0; k < TF_REDUCE_NAXIS; k++) tf_mat3_mul_vec(r->axis[b][k], r->frame, axis[k]);
+  tf_mat3_mul_vec(r->dir[b], r->frame, d);
+  r->bin[b].nslab = 0;
+  r->bin[b].used = 0;
+}
+
+// the deepest candidate per slab key: its own entry, a free one, or (table full) the entry
+// with the nearest key, so a bin's memory stays fixed whatever the candidates
+static void slab_add(tf_reduce_bin* bin, const double dir[3], double width,
+                     const tf_contact_point* c) {
+  double q = floor(dot3(dir, c->pos) / width);
+  q = fmin(fmax(q, -1e15), 1e15);  // keys fit a long long whatever the scale
+  long long k = (long long)q;
+  int i = (int)((unsigned long long)k % TF_REDUCE_NSLAB);
+  for (int probe = 0; probe < TF_REDUCE_NSLAB; probe++) {
+    int j = (i + probe) % TF_REDUCE_NSLAB;
+    if (!(bin->used >> j & 1u)) {
+      bin->used |= 1u << j;
+      bin->nslab++;
+      bin->slab_key[j] = k;
+      bin->slab[j] = *c;
+      return;
+    }
+    if (bin->slab_key[j] == k) {
+      if (c->dist < bin->slab[j].dist) bin->slab[j] = *c;
+      return;
+    }
+  }
+  // full: the nearest key (ties: the lower key)
+  int best = 0;
+  for (int j = 1; j < TF_REDUCE_NSLAB; j++) {
+    long long dj = llabs(bin->slab_key[j] - k), db = llabs(bin->slab_key[best] - k);
+    if (dj < db || (dj == db && bin->slab_key[j] < bin->slab_key[best])) best = j;
+  }
+  if (c->dist < bin->slab[best].dist) bin->slab[best] = *c;
 }
 
 // the bin of a normal m given in the bins' frame (the argmax of m . d_b, ties to the lower b)
@@ -130,8 +180,10 @@ void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c) {
       bin->score[2 * k] = s;
       bin->score[2 * k + 1] = -s;
     }
+    if (r->slab_width > 0) slab_add(bin, r->dir[best], r->slab_width, c);
     return;
   }
+  if (r->slab_width > 0) slab_add(bin, r->dir[best], r->slab_width, c);
   if (c->dist < bin->deepest.dist) bin->deepest = *c;
   for (int k = 0; k < TF_REDUCE_NAXIS; k++) {
     double s = dot3(c->pos, axis[k]);
@@ -148,44 +200,91 @@ static int same_point(const tf_contact_point* a, const tf_contact_point* b) {
          tf_vec3_dot(a->normal, b->normal) >= 1 - 1e-12;
 }
 
-// a bin's distinct points in priority order: deepest, then +-u0, +-u90, +-u45, +-u135
-static int bin_points(const tf_contact_point* pts[TF_REDUCE_PER_BIN], const tf_reduce_bin* bin) {
+// whether c equals one of the first n points
+static int seen(const tf_contact_point* const* pts, int n, const tf_contact_point* c) {
+  for (int j = 0; j < n; j++) {
+    if (same_point(pts[j], c)) return 1;
+  }
+  return 0;
+}
+
+// a bin's distinct points in output order: deepest, slab rows by key, then the extremes
+// +-u0, +-u90, +-u45, +-u135; *nslab gets the slab rows' count
+static int bin_points(const tf_contact_point* pts[TF_REDUCE_PER_BIN], int* nslab,
+                      const tf_reduce_bin* bin) {
   static const int order[2 * TF_REDUCE_NAXIS] = {0, 1, 4, 5, 2, 3, 6, 7};
   int n = 0;
   pts[n++] = &bin->deepest;
+  // slab entries by key (insertion sort: at most 16)
+  int idx[TF_REDUCE_NSLAB], m = 0;
+  for (int j = 0; j < TF_REDUCE_NSLAB; j++) {
+    if (!(bin->used >> j & 1u)) continue;
+    int i = m++;
+    for (; i > 0 && bin->slab_key[idx[i - 1]] > bin->slab_key[j]; i--) idx[i] = idx[i - 1];
+    idx[i] = j;
+  }
+  for (int i = 0; i < m; i++) {
+    if (!seen(pts, n, bin->slab + idx[i])) pts[n++] = bin->slab + idx[i];
+  }
+  *nslab = n - 1;
   for (int i = 0; i < 2 * TF_REDUCE_NAXIS; i++) {
     const tf_contact_point* c = bin->extreme + order[i];
-    int dup = 0;
-    for (int j = 0; j < n && !dup; j++) dup = same_point(pts[j], c);
-    if (!dup) pts[n++] = c;
+    if (!seen(pts, n, c)) pts[n++] = c;
   }
   return n;
+}
+
+// the bin holding the most points among those with with[b] > 0 (ties: more candidates, then
+// the lower bin), or -1
+static int fullest(const int keep[TF_REDUCE_NBIN], const int with[TF_REDUCE_NBIN],
+                   const tf_contact_reducer* r) {
+  int worst = -1;
+  for (int b = 0; b < TF_REDUCE_NBIN; b++) {
+    if (with[b] == 0) continue;
+    if (worst < 0 || keep[b] > keep[worst] ||
+        (keep[b] == keep[worst] && r->bin[b].count > r->bin[worst].count))
+      worst = b;
+  }
+  return worst;
 }
 
 int tf_reduce_finish(tf_contact_point* out, const tf_contact_reducer* r, int cap,
                      tf_reduce_counts* counts) {
   assert(cap >= 1);
   const tf_contact_point* pts[TF_REDUCE_NBIN][TF_REDUCE_PER_BIN];
-  int keep[TF_REDUCE_NBIN], total = 0, bins = 0;
+  int keep[TF_REDUCE_NBIN], nslab[TF_REDUCE_NBIN], nextreme[TF_REDUCE_NBIN];
+  int total = 0, bins = 0;
   for (int b = 0; b < TF_REDUCE_NBIN; b++) {
-    keep[b] = r->bin[b].count > 0 ? bin_points(pts[b], r->bin + b) : 0;
+    keep[b] = nslab[b] = 0;
+    if (r->bin[b].count > 0) keep[b] = bin_points(pts[b], nslab + b, r->bin + b);
+    nextreme[b] = keep[b] > 0 ? keep[b] - 1 - nslab[b] : 0;
     total += keep[b];
     bins += keep[b] > 0;
   }
+  // 1. extremes, from the bins holding the most points, each bin's last first
   while (total > cap) {
-    // the bin holding the most points (ties: more candidates, then the lower bin)
+    int worst = fullest(keep, nextreme, r);
+    if (worst < 0) break;
+    nextreme[worst]--, keep[worst]--, total--;
+  }
+  // 2. slab rows (no extremes left), from the bin holding the most, its shallowest first
+  // (ties: the later one); the survivors keep their order
+  while (total > cap) {
+    int worst = fullest(keep, nslab, r);
+    if (worst < 0) break;
+    const tf_contact_point** s = pts[worst] + 1;
+    int drop = 0;
+    for (int i = 1; i < nslab[worst]; i++) {
+      if (s[i]->dist >= s[drop]->dist) drop = i;
+    }
+    for (int i = drop; i + 1 < nslab[worst]; i++) s[i] = s[i + 1];
+    nslab[worst]--, keep[worst]--, total--;
+  }
+  // 3. the bins' deepest, shallowest first (ties: the higher bin)
+  while (total > cap) {
     int worst = -1;
     for (int b = 0; b < TF_REDUCE_NBIN; b++) {
-      if (keep[b] == 0) continue;
-      if (worst < 0 || keep[b] > keep[worst] ||
-          (keep[b] == keep[worst] && r->bin[b].count > r->bin[worst].count))
-        worst = b;
-    }
-    if (keep[worst] == 1) {
-      // only deepest points left: the shallowest goes (ties: the higher bin)
-      for (int b = 0; b < TF_REDUCE_NBIN; b++) {
-        if (keep[b] == 1 && pts[b][0]->dist >= pts[worst][0]->dist) worst = b;
-      }
+      if (keep[b] == 1 && (worst < 0 || pts[b][0]->dist >= pts[worst][0]->dist)) worst = b;
     }
     keep[worst]--;
     total--;
@@ -206,7 +305,7 @@ int tf_reduce_finish(tf_contact_point* out, const tf_contact_reducer* r, int cap
 int tf_contact_reduce(tf_contact_point* out, const tf_contact_point* in, int n, int cap,
                       const double frame[9], tf_reduce_counts* counts) {
   tf_contact_reducer r;
-  tf_reduce_init(&r, frame);
+  tf_reduce_init(&r, frame, 0);
   for (int i = 0; i < n; i++) tf_reduce_add(&r, in + i);
   return tf_reduce_finish(out, &r, cap, counts);
 }

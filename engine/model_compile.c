@@ -345,6 +345,9 @@ static int check_sdf(const tf_builder* b, int i, char* err, size_t errlen) {
   if (!isfinite(def->error_bound) || def->error_bound < 0) {
     return fail(err, errlen, "sdf '%s': error_bound must be >= 0", name);
   }
+  if (!isfinite(def->feature_size) || def->feature_size < 0) {
+    return fail(err, errlen, "sdf '%s': feature_size must be finite and >= 0", name);
+  }
   if (def->mesh < -1 || def->mesh >= b->nmesh) {
     return fail(err, errlen, "sdf '%s': mesh %d does not exist", name, def->mesh);
   }
@@ -478,6 +481,7 @@ static void lay_out_model(tf_model* m, layout* l, size_t names_size) {
   TF_DOUBLES(sdf_grid_cell, ns);
   TF_DOUBLES(sdf_aabb, 6 * ns);
   TF_DOUBLES(sdf_error_bound, ns);
+  TF_DOUBLES(sdf_feature_size, ns);
   m->sdf_param = carve(l, m->nsdfparam);
   m->sdf_grid = carve(l, sizeof(float) * m->nsdfgrid);
   TF_INTS(geom_meshid, ng);
@@ -658,6 +662,7 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
     m->sdf_grid_cell[i] = def->grid_cell;
     memcpy(m->sdf_aabb + 6 * i, def->aabb, 6 * sizeof(double));
     m->sdf_error_bound[i] = def->error_bound;
+    m->sdf_feature_size[i] = def->feature_size;
   }
 
   for (int g = 0; g < b->ngeom; g++) {

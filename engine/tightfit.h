@@ -171,6 +171,8 @@ typedef struct tf_sdf_def {
   double error_bound;     // m: how far the value may be from the true distance near the
                           // surface (0: exact); a bound is never above the true distance
   int mesh;               // a surface mesh of the same solid for sampling, -1 if none
+  double feature_size;    // m: distance between repeated features that each need rows, e.g. a
+                          // thread's pitch; 0 = none
 } tf_sdf_def;
 
 typedef struct tf_equality_def {
@@ -344,6 +346,7 @@ typedef struct tf_model {
   double* sdf_grid_cell;     // (nsdf)
   double* sdf_aabb;          // (nsdf x 6)
   double* sdf_error_bound;   // (nsdf)
+  double* sdf_feature_size;  // (nsdf) m: repeated features' spacing, 0 = none
   unsigned char* sdf_param;  // (nsdfparam) 16-byte aligned per sdf
   float* sdf_grid;           // (nsdfgrid)
   int* geom_meshid;          // (ngeom)

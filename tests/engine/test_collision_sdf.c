@@ -829,7 +829,7 @@ static void test_reduce_bins(void** state) {
   static tf_contact_reducer r;
   for (int trial = 0; trial < 2000; trial++) {
     const double* f = trial % 2 ? frame : identity;
-    tf_reduce_init(&r, trial % 2 ? frame : NULL);
+    tf_reduce_init(&r, trial % 2 ? frame : NULL, 0);
     tf_contact_point c = {{0, 0, 0}, {0, 0, 0}, 0};
     for (int k = 0; k < 3; k++) c.normal[k] = rng_uniform(&rng, -1, 1);
     if (trial < 6) memset(c.normal, 0, sizeof(c.normal)), c.normal[trial / 2] = trial % 2 ? -1 : 1;
