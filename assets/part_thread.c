@@ -38,6 +38,10 @@
 // envelope's ends only when a lower bound on their distance (a box in (r, z) around each of
 // their segments, valid at every angle) is within twice the nearest distance found: farther
 // features can neither win nor leave an end worth following, so the skip changes no value.
+// Likewise whole thread periods of the window: a period's features stay within speed |phi|
+// of its (r, z) box when followed by phi, at radii >= the envelope's least, which bounds
+// their 3D distance from below (query_section); periods beyond twice the nearest distance
+// of the point's own period (once 1x, in the last round of ends) are not built at all.
 // The hex prism picks its flat by the largest projection on the six normals (no trig).
 //
 // Mesh. The thread surface is swept over stations around the axis (sdf_profile.c), with a
@@ -125,6 +129,7 @@ typedef struct thread_sdf {
   double hex_z0, hex_z1;
   double rmin;   // the smallest radius of a moving feature (the profile's minor radius)
   double speed;  // the fastest a feature's image moves in the section (m / rad)
+  double rfloor, rceil;  // the envelope's radius h stays within [rfloor, rceil] everywhere
   // (r, z) boxes holding the static parts and the envelope's end between them, at every
   // angle: lower bounds that let a query skip the ends when they are out of reach
   int nbox[2];
@@ -150,6 +155,19 @@ static void feature_speeds(thread_sdf* t) {
     // and a flank's crossing with an end plane slides along it
     if (b != 0) t->speed = fmax(t->speed, lead * fabs(b));
   }
+  // h = min(max(f, lo...), hi...): f within the kinks' radii, a line within its end values
+  double fmin_r = INFINITY, fmax_r = -INFINITY;
+  for (int k = 0; k < th->nkink; k++) {
+    fmin_r = fmin(fmin_r, th->kink[k][0]), fmax_r = fmax(fmax_r, th->kink[k][0]);
+  }
+  double lo_hi = fmax_r, hi_lo = fmin_r;
+  for (int j = 0; j < th->nlo; j++) {
+    lo_hi = fmax(lo_hi, fmax(th->lo[j][0] + th->lo[j][1] * th->z0, th->lo[j][0] + th->lo[j][1] * th->z1));
+  }
+  for (int j = 0; j < th->nhi; j++) {
+    hi_lo = fmin(hi_lo, fmin(th->hi[j][0] + th->hi[j][1] * th->z0, th->hi[j][0] + th->hi[j][1] * th->z1));
+  }
+  t->rfloor = fmax(0, hi_lo), t->rceil = lo_hi;
 }
 
 // exact distance to the hex prism |hexagon(x, y)| <= apothem, z0 <= z <= z1, flats facing
@@ -191,16 +209,17 @@ static double hex_prism(const double p[3], double apothem, double z0, double z1,
   return d;
 }
 
-// inside the section's solid at (rho, theta, z)
-static int section_inside(const thread_sdf* t, double rho, double theta, double z) {
+// inside the section's solid at (rho, theta, z); h: the envelope's radius h(z) at theta
+// (used only where z0 <= z <= z1)
+static int section_inside(const thread_sdf* t, double rho, double z, double h) {
   const tf_profile_thread* th = &t->thread;
   if (!t->nut) {
     if (z >= t->zlo && z <= t->zhi && rho <= t->far) return 1;
     if (z < th->z0 || z > th->z1) return 0;
-    return rho <= tf_profile_thread_radius(th, theta, z);
+    return rho <= h;
   }
   if (z < th->z0 || z > th->z1 || rho > t->far) return 0;
-  return rho >= tf_profile_thread_radius(th, theta, z);
+  return rho >= h;
 }
 
 // the boxes of a static polyline ending (post: starting) at the envelope's end at z: the
@@ -222,14 +241,17 @@ static int end_boxes(double box[5][4], const tf_profile_vertex* v, int n, double
   return m - 1;
 }
 
+static double maxd(double a, double b) { return a > b ? a : b; }
+static double mind(double a, double b) { return a < b ? a : b; }
+
 // a lower bound on the distance from (rho, z) to a surface swept by parts whose (r, z) stay
 // within the boxes: |p - X|^2 = (rho - r)^2 + 2 rho r (1 - cos phi) + dz^2 >= (rho - r)^2 + dz^2
 static double boxes_bound(const double box[5][4], int n, double rho, double z) {
   double best = INFINITY;
   for (int i = 0; i < n; i++) {
-    double dr = fmax(fmax(box[i][0] - rho, rho - box[i][1]), 0);
-    double dz = fmax(fmax(box[i][2] - z, z - box[i][3]), 0);
-    best = fmin(best, dr * dr + dz * dz);
+    double dr = maxd(maxd(box[i][0] - rho, rho - box[i][1]), 0);
+    double dz = maxd(maxd(box[i][2] - z, z - box[i][3]), 0);
+    best = mind(best, dr * dr + dz * dz);
   }
   return sqrt(best);
 }
@@ -239,24 +261,80 @@ static double boxes_bound(const double box[5][4], int n, double rho, double z) {
 // beyond twice the nearest distance found: such a feature can neither win nor leave an
 // event that section_eval would follow (it follows ends within twice the distance)
 static void query_section(tf_profile_query* q, const thread_sdf* t, double theta, double za,
-                          double zb) {
+                          double zb, double k) {
   enum { CHUNK = 96 };
   const tf_profile_thread* th = &t->thread;
   double angle = theta + q->base;
   tf_profile_vertex v[CHUNK];
   double segw[2 * CHUNK];
   int n = 0;
-  for (double x = za; x < zb; x += th->pitch) {
-    n = tf_profile_thread_section(v, segw, CHUNK, th, angle, x, fmin(x + th->pitch, zb));
-    if (n > 0) tf_profile_query_polyline(q, v, n, segw, t->nut);
+  enum { MAXCHUNK = 256 };
+  double xs[MAXCHUNK + 1];
+  int nchunk = 0;
+  // the same chunk starts as the plain walk below, so that the cuts are the same
+  for (double x = za; x < zb && nchunk <= MAXCHUNK; x += th->pitch) xs[nchunk++] = x;
+  if (nchunk == 0 || nchunk > MAXCHUNK) {
+    for (double x = za; x < zb; x += th->pitch) {
+      n = tf_profile_thread_section(v, segw, CHUNK, th, angle, x, mind(x + th->pitch, zb));
+      if (n > 0) tf_profile_query_polyline(q, v, n, segw, t->nut);
+    }
+  } else {
+    // the chunks [x_i, x_i + pitch] in the plain walk's order (the same ties), less those
+    // out of reach of the nearest distance so far or of the point's own chunk's nearest (a
+    // scratch query on it first: the walk comes at least as near once it gets there). A
+    // feature of a chunk at a turn psi from the section (|psi| <= pi) lies within speed |psi|
+    // of the chunk's (r, z) box, at D0 from (rho, z), at a radius >= rfloor, and at an angle
+    // phi = b + psi from the point (b = base wrapped to [-pi, pi]): |p - X|^2 >=
+    // (D0 - speed |psi|)_+^2 + c w(phi)^2, c = 4 rho rfloor / pi^2 and w(phi) the angle
+    // wrapped to [-pi, pi] (1 - cos phi >= 2 w^2 / pi^2). Where w = |b + psi| this is at
+    // least (D0 - speed |b|)_+^2 c / (c + speed^2); elsewhere (|b + psi| > pi) w >= pi - |b|,
+    // so at least (D0 - speed pi)_+^2 + c (pi - |b|)^2. Beyond k times the nearest distance
+    // (k = 2: a feature can neither win, nor be polished, nor leave an end worth following;
+    // k = 1 where no ends are followed any more) a chunk changes nothing
+    int home = (int)floor((q->z - za) / th->pitch);
+    home = home < 0 ? 0 : (home >= nchunk ? nchunk - 1 : home);
+    tf_profile_vertex vh[CHUNK];
+    double segwh[2 * CHUNK];
+    double near = q->dist;
+    int nh = -2;  // the home chunk's section, once built
+    if (nchunk > 1) {
+      nh = tf_profile_thread_section(vh, segwh, CHUNK, th, angle, xs[home],
+                                     mind(xs[home] + th->pitch, zb));
+      if (nh > 0) {
+        tf_profile_query scratch = *q;
+        tf_profile_query_polyline(&scratch, vh, nh, segwh, t->nut);
+        near = scratch.dist;
+      }
+    }
+    double c = 0.4052847345693511 * q->rho * t->rfloor;  // 4 / pi^2
+    double f2 = c / (c + t->speed * t->speed);
+    double bw = q->base == 0 ? 0 : fabs(remainder(q->base, TWO_PI));
+    double dr = maxd(maxd(t->rfloor - q->rho, q->rho - t->rceil), 0);
+    for (int i = 0; i < nchunk; i++) {
+      double x = xs[i], x1 = mind(x + th->pitch, zb);
+      if (i == home && nh != -2) {
+        if (nh > 0) tf_profile_query_polyline(q, vh, nh, segwh, t->nut);
+        continue;
+      }
+      if (nchunk > 1) {
+        double dz = maxd(maxd(x - q->z, q->z - x1), 0);
+        double d0 = sqrt(dr * dr + dz * dz);
+        double e1 = maxd(d0 - t->speed * bw, 0), e2 = maxd(d0 - t->speed * PI, 0);
+        double lb2 = mind(f2 * e1 * e1, e2 * e2 + c * (PI - bw) * (PI - bw));
+        double d = mind(q->dist, near);
+        if (lb2 * (1 - 1e-9) > k * k * d * d) continue;
+      }
+      n = tf_profile_thread_section(v, segw, CHUNK, th, angle, x, x1);
+      if (n > 0) tf_profile_query_polyline(q, v, n, segw, t->nut);
+    }
   }
-  if (!(boxes_bound(t->box[0], t->nbox[0], q->rho, q->z) > 2 * q->dist)) {
+  if (!(boxes_bound(t->box[0], t->nbox[0], q->rho, q->z) > k * q->dist)) {
     n = 0;
     for (int i = 0; i < t->npre; i++) v[n++] = t->pre[i];
     tf_profile_thread_end(&v[n++], th, angle, 0);
     tf_profile_query_polyline(q, v, n, NULL, t->nut);
   }
-  if (!(boxes_bound(t->box[1], t->nbox[1], q->rho, q->z) > 2 * q->dist)) {
+  if (!(boxes_bound(t->box[1], t->nbox[1], q->rho, q->z) > k * q->dist)) {
     n = 0;
     tf_profile_thread_end(&v[n++], th, angle, 1);
     for (int i = 0; i < t->npost; i++) v[n++] = t->post[i];
@@ -275,12 +353,12 @@ static double section_eval(const thread_sdf* t, const double p[3], double grad[3
   // the envelope within reach: any surface point bounds the distance d from above; a surface
   // point turned by phi is at least r |sin phi| away, so only turns up to asin(d / rmin)
   // matter, over which a feature's image moves by at most speed * phi
-  double zc = fmin(fmax(p[2], th->z0), th->z1);
+  double zc = mind(maxd(p[2], th->z0), th->z1);
   double hz = tf_profile_thread_radius(th, theta, zc);
   double reach = sqrt((rho - hz) * (rho - hz) + (p[2] - zc) * (p[2] - zc));
   double turn = reach < t->rmin ? asin(reach / t->rmin) : PI;
   double half = reach + t->speed * turn + 1e-9;
-  query_section(&q, t, theta, fmax(p[2] - half, th->z0), fmin(p[2] + half, th->z1));
+  query_section(&q, t, theta, maxd(p[2] - half, th->z0), mind(p[2] + half, th->z1), 2);
   // features that end within the turn that matters: look just past their ends, where
   // features the point's own section lacks (a corner emerging from a chamfer) begin
   double done[2 * TF_PROFILE_MAXEVENT];
@@ -298,11 +376,12 @@ static double section_eval(const thread_sdf* t, const double p[3], double grad[3
       done[ndone++] = ev[e];
       q.base = ev[e];
       double more = half + t->speed * fabs(ev[e]);
-      query_section(&q, t, theta, fmax(p[2] - more, th->z0), fmin(p[2] + more, th->z1));
+      query_section(&q, t, theta, maxd(p[2] - more, th->z0), mind(p[2] + more, th->z1),
+                    round == 1 ? 1 : 2);
     }
   }
   tf_profile_query_refine(&q);
-  int inside = section_inside(t, rho, theta, p[2]);
+  int inside = section_inside(t, rho, p[2], hz);  // zc == p[2] wherever hz is used
   tf_profile_query_gradient(grad, &q, c, s, inside);
   // the nearest point found is a surface point, so q.dist is never below the true distance,
   // and after the polish it is the true distance up to rounding: a margin over the rounding
