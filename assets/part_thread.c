@@ -127,8 +127,8 @@ typedef struct thread_sdf {
   double far;                         // bolt: the head slab's radius; nut: the slab's outer radius
   double apothem;                     // hex: half the across-flats size
   double hex_z0, hex_z1;
-  double rmin;   // the smallest radius of a moving feature (the profile's minor radius)
-  double speed;  // the fastest a feature's image moves in the section (m / rad)
+  double rmin;           // the smallest radius of a moving feature (the profile's minor radius)
+  double speed;          // the fastest a feature's image moves in the section (m / rad)
   double rfloor, rceil;  // the envelope's radius h stays within [rfloor, rceil] everywhere
   // (r, z) boxes holding the static parts and the envelope's end between them, at every
   // angle: lower bounds that let a query skip the ends when they are out of reach
@@ -162,10 +162,12 @@ static void feature_speeds(thread_sdf* t) {
   }
   double lo_hi = fmax_r, hi_lo = fmin_r;
   for (int j = 0; j < th->nlo; j++) {
-    lo_hi = fmax(lo_hi, fmax(th->lo[j][0] + th->lo[j][1] * th->z0, th->lo[j][0] + th->lo[j][1] * th->z1));
+    lo_hi = fmax(lo_hi,
+                 fmax(th->lo[j][0] + th->lo[j][1] * th->z0, th->lo[j][0] + th->lo[j][1] * th->z1));
   }
   for (int j = 0; j < th->nhi; j++) {
-    hi_lo = fmin(hi_lo, fmin(th->hi[j][0] + th->hi[j][1] * th->z0, th->hi[j][0] + th->hi[j][1] * th->z1));
+    hi_lo = fmin(hi_lo,
+                 fmin(th->hi[j][0] + th->hi[j][1] * th->z0, th->hi[j][0] + th->hi[j][1] * th->z1));
   }
   t->rfloor = fmax(0, hi_lo), t->rceil = lo_hi;
 }
