@@ -10,8 +10,10 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # determinism and portable binaries: no -march=native, no -ffast-math, no FMA contraction
-CFLAGS_BASE := -std=c11 -g -Wall -Wextra -Werror -ffp-contract=off -D_DEFAULT_SOURCE \
-  -Iengine -Iassets -Itasks -Icli -Itests $(PKG_CFLAGS)
+# trailing struct fields left out of an initializer are zero by the standard (schemas use it)
+CFLAGS_BASE := -std=c11 -g -Wall -Wextra -Werror -Wno-missing-field-initializers \
+  -ffp-contract=off -D_DEFAULT_SOURCE \
+  -Iengine -Iassets -Iprobes -Itasks -Ireports -Icli -Itests $(PKG_CFLAGS)
 OPT ?= -O2
 SAN ?=
 VALGRIND ?= 1
@@ -21,7 +23,9 @@ DEPFLAGS = -MMD -MP
 
 ENGINE_SRC := $(wildcard engine/*.c)
 ASSETS_SRC := $(wildcard assets/*.c)
-TASKS_SRC := $(wildcard tasks/*.c)
+PROBES_SRC := $(wildcard probes/*.c)
+TASKS_SRC := $(wildcard tasks/*.c tasks/*/*.c)
+REPORTS_SRC := $(wildcard reports/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -29,7 +33,11 @@ BENCH_SRC := $(wildcard bench/*.c)
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 ENGINE_LIB := $(BUILD)/libtightfit_engine.a
 ASSETS_LIB := $(BUILD)/libtightfit_assets.a
+PROBES_LIB := $(BUILD)/libtightfit_probes.a
 TASKS_LIB := $(BUILD)/libtightfit_tasks.a
+REPORTS_LIB := $(BUILD)/libtightfit_reports.a
+# link order: a layer before the layers it uses
+LIBS := $(REPORTS_LIB) $(TASKS_LIB) $(PROBES_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
 CLI_BIN := $(BUILD)/tightfit
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
@@ -56,20 +64,28 @@ $(ASSETS_LIB): $(call obj,$(ASSETS_SRC))
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
 
+$(PROBES_LIB): $(call obj,$(PROBES_SRC))
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+
 $(TASKS_LIB): $(call obj,$(TASKS_SRC))
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
 
-$(CLI_BIN): $(call obj,$(CLI_SRC)) $(TASKS_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
+$(REPORTS_LIB): $(call obj,$(REPORTS_SRC))
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+
+$(CLI_BIN): $(call obj,$(CLI_SRC)) $(LIBS)
 	@echo "ld $@"
 	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TASKS_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	@echo "ld $@"
 	@$(CC) $(CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
-$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(TASKS_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	@echo "ld $@"
 	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -123,7 +139,7 @@ fuzz-run: $(FUZZ_BIN)
 clean:
 	rm -rf build out/demo
 
-FORMAT_SRC = $(ENGINE_SRC) $(ASSETS_SRC) $(TASKS_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) $(wildcard */*.h)
+FORMAT_SRC = $(ENGINE_SRC) $(ASSETS_SRC) $(PROBES_SRC) $(TASKS_SRC) $(REPORTS_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) $(wildcard */*.h */*/*.h)
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:

@@ -45,50 +45,101 @@ static int choice_index(const char* choices, const char* value) {
   return -1;
 }
 
-int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* values, char* err,
-                  size_t errlen) {
-  for (int i = 0; i < part->nparam; i++) values[i] = part->params[i].value;
+// a comma-separated list of at most max numbers in [lo, hi]; returns the count or -1
+static int parse_list(const char* text, double lo, double hi, int max, double* out) {
+  int n = 0;
+  const char* c = text;
+  while (1) {
+    char* end = NULL;
+    double x = strtod(c, &end);
+    if (end == c || !isfinite(x) || x < lo || x > hi || n >= max) return -1;
+    if (out) out[n] = x;
+    n++;
+    if (*end == 0) return n;
+    if (*end != ',') return -1;
+    c = end + 1;
+  }
+}
+
+int tf_param_parse(const char* what, const char* owner, const tf_param_spec* params, int nparam,
+                   const tf_kv* kv, int nkv, double* values, char* err, size_t errlen) {
+  for (int i = 0; i < nparam; i++) {
+    double first = params[i].value;
+    if (params[i].list > 0 && params[i].list_default) {
+      parse_list(params[i].list_default, params[i].lo, params[i].hi, params[i].list, &first);
+    }
+    values[i] = first;
+  }
   for (int k = 0; k < nkv; k++) {
     int found = -1;
-    for (int i = 0; i < part->nparam && found < 0; i++) {
-      if (kv[k].key && strcmp(kv[k].key, part->params[i].key) == 0) found = i;
+    for (int i = 0; i < nparam && found < 0; i++) {
+      if (kv[k].key && strcmp(kv[k].key, params[i].key) == 0) found = i;
     }
     if (found < 0) {
-      size_t at =
-          (size_t)snprintf(err, errlen, "part '%s': unknown parameter '%s' (valid:", part->name,
-                           kv[k].key ? kv[k].key : "");
-      for (int i = 0; i < part->nparam && at < errlen; i++) {
-        at += (size_t)snprintf(err + at, errlen - at, " %s", part->params[i].key);
+      size_t at = (size_t)snprintf(err, errlen, "%s '%s': unknown parameter '%s' (valid:", what,
+                                   owner, kv[k].key ? kv[k].key : "");
+      for (int i = 0; i < nparam && at < errlen; i++) {
+        at += (size_t)snprintf(err + at, errlen - at, " %s", params[i].key);
       }
       if (at < errlen) snprintf(err + at, errlen - at, ")");
       return -1;
     }
-    const tf_param_spec* spec = &part->params[found];
+    const tf_param_spec* spec = &params[found];
     const char* text = kv[k].value ? kv[k].value : "";
     if (spec->choices) {
       int index = choice_index(spec->choices, text);
       if (index < 0) {
-        snprintf(err, errlen, "part '%s': %s must be one of %s (got '%s')", part->name, spec->key,
+        snprintf(err, errlen, "%s '%s': %s must be one of %s (got '%s')", what, owner, spec->key,
                  spec->choices, text);
         return -1;
       }
       values[found] = index;
       continue;
     }
+    if (spec->list > 0) {
+      double first = 0;
+      if (parse_list(text, spec->lo, spec->hi, spec->list, &first) < 0) {
+        snprintf(err, errlen, "%s '%s': %s needs a list of 1 to %d numbers in [%g, %g], got '%s'",
+                 what, owner, spec->key, spec->list, spec->lo, spec->hi, text);
+        return -1;
+      }
+      values[found] = first;
+      continue;
+    }
     char* end = NULL;
     double x = strtod(text, &end);
     if (end == text || *end != 0 || !isfinite(x)) {
-      snprintf(err, errlen, "part '%s': %s needs a number, got '%s'", part->name, spec->key, text);
+      snprintf(err, errlen, "%s '%s': %s needs a number, got '%s'", what, owner, spec->key, text);
       return -1;
     }
     if (x < spec->lo || x > spec->hi) {
-      snprintf(err, errlen, "part '%s': %s must be in [%g, %g] %s (got %g)", part->name, spec->key,
+      snprintf(err, errlen, "%s '%s': %s must be in [%g, %g] %s (got %g)", what, owner, spec->key,
                spec->lo, spec->hi, spec->unit, x);
       return -1;
     }
     values[found] = x;
   }
   return 0;
+}
+
+int tf_param_list(const tf_param_spec* spec, const tf_kv* kv, int nkv, double* out, int max) {
+  const char* text = spec->list_default;
+  for (int k = 0; k < nkv; k++) {
+    if (kv[k].key && strcmp(kv[k].key, spec->key) == 0) text = kv[k].value;
+  }
+  if (!text) {
+    if (max < 1) return -1;
+    out[0] = spec->value;
+    return 1;
+  }
+  int limit = spec->list < max ? spec->list : max;
+  return parse_list(text, spec->lo, spec->hi, limit > 0 ? limit : 1, out);
+}
+
+int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* values, char* err,
+                  size_t errlen) {
+  return tf_param_parse("part", part->name, part->params, part->nparam, kv, nkv, values, err,
+                        errlen);
 }
 
 int tf_part_build(const char* name, const tf_kv* kv, int nkv, tf_part_geometry* out, char* err,

@@ -37,6 +37,10 @@ typedef struct tf_param_spec {
   const char* unit;     // "m", "um", "deg", "" ...
   const char* choices;  // NULL for numbers, else "a|b|c"
   const char* help;
+  int list;                  // > 0: a comma-separated list of up to this many numbers, each in
+                             // [lo, hi]; its parsed value is the first entry (tf_param_list
+                             // gives them all)
+  const char* list_default;  // the default list ("60,40,60"); NULL: just `value`
 } tf_param_spec;
 
 typedef struct tf_part_info {
@@ -51,6 +55,13 @@ typedef struct tf_part_info {
 int tf_part_count(void);
 const tf_part_info* tf_part_at(int index);
 const tf_part_info* tf_part_find(const char* name);
+
+// parses key=value pairs against a schema (defaults for the rest) into one value per entry;
+// `what` and `owner` name it in messages ("task 'gears': ...")
+int tf_param_parse(const char* what, const char* owner, const tf_param_spec* params, int nparam,
+                   const tf_kv* kv, int nkv, double* values, char* err, size_t errlen);
+// every entry of a list parameter, from kv or its default; returns the count (<= max) or -1
+int tf_param_list(const tf_param_spec* spec, const tf_kv* kv, int nkv, double* out, int max);
 
 // parses key=value pairs against the part's schema (defaults for the rest) and builds it;
 // unknown keys (the message lists the valid ones), bad numbers, values out of range and

@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "collision_stage.h"
 #include "engine_math.h"
 
 static double grid_value(const tf_sdf_view* s, int i, int j, int k) {
@@ -79,4 +80,18 @@ double tf_shape_sdf(const tf_shape* s, const double world[3], double grad_world[
   double value = tf_sdf_eval(&s->sdf, local, g);
   if (grad_world) tf_mat3_mul_vec(grad_world, s->mat, g);
   return value;
+}
+
+int tf_geom_has_sdf(const tf_model* m, int g) {
+  if (g < 0 || g >= m->ngeom) return 0;
+  int sdf = m->geom_sdfid[g];
+  return sdf >= 0;
+}
+
+double tf_geom_sdf(const tf_model* m, const tf_data* d, int g, const double world[3],
+                   double grad[3]) {
+  if (!tf_geom_has_sdf(m, g)) return NAN;
+  tf_shape s;
+  tf_geom_shape(m, d, g, &s);
+  return tf_shape_sdf(&s, world, grad);
 }

@@ -527,6 +527,13 @@ void tf_difference_pos(const tf_model* m, double* qvel, const double* qpos_a, co
 void tf_energy(const tf_model* m, const tf_data* d, double energy[2]);
 // total spatial momentum about the world origin: angular[3], linear[3]; needs tf_velocity
 void tf_momentum(const tf_model* m, const tf_data* d, double momentum[6]);
+// signed distance of geom g's SDF (analytic or grid; its own, or the baked SDF of a mesh
+// geom) at a world point, with the gradient in world axes (grad may be NULL), at the geom's
+// pose in d (needs kinematics). NaN when the geom carries no SDF.
+double tf_geom_sdf(const tf_model* m, const tf_data* d, int g, const double world[3],
+                   double grad[3]);
+// 1 when geom g carries an SDF that tf_geom_sdf can evaluate
+int tf_geom_has_sdf(const tf_model* m, int g);
 
 // ---------------------------------------------------------------- names
 

@@ -1,0 +1,103 @@
+// Assembly tasks: a registry of tasks, each an isolated physics question ("rig" mode) with a
+// parameter schema, and the runner that steps a task's environments with its probes and
+// returns one row of metrics (DESIGN.md section 3). `tightfit run --task`, sweeps, the task
+// gates and the benchmarks all go through tf_task_run.
+#ifndef TF_TASK_H
+#define TF_TASK_H
+
+#include <stdint.h>
+
+#include "metrics.h"
+#include "parts.h"
+#include "probes.h"
+#include "tightfit.h"
+
+#define TF_TASK_MAX_SET 32  // --set key=value pairs per run
+
+typedef enum tf_task_mode { TF_MODE_RIG = 0, TF_MODE_ROBOT, TF_MODE_N } tf_task_mode;
+
+// deterministic random numbers (splitmix64): environments draw their perturbations here
+typedef struct tf_rng {
+  uint64_t state;
+} tf_rng;
+
+void tf_rng_seed(tf_rng* rng, uint64_t seed, uint64_t stream);
+uint64_t tf_rng_bits(tf_rng* rng);
+double tf_rng_uniform(tf_rng* rng, double lo, double hi);
+
+// the physics settings a run asks for; a task's build puts them into its model's option
+typedef struct tf_physics {
+  double dt;         // control step (s)
+  int substeps;      // physics steps per control step (model timestep = dt / substeps)
+  tf_solver_type solver;
+  int iterations;    // solver iteration cap; 0 = the engine's default
+} tf_physics;
+
+// one built environment of a task: its model, data, probe spec and the task's own state
+typedef struct tf_env {
+  tf_model* model;
+  tf_data* data;
+  tf_probe_spec probe;
+  void* state;           // the task's private state (freed by the task's destroy)
+  const double* values;  // the run's parsed task parameters (one per schema entry)
+  const tf_kv* set;      // the run's raw key=value pairs (list parameters: tf_param_list)
+  int nset;
+  int index;             // environment index within the run (0 = the centred, unperturbed one)
+} tf_env;
+
+typedef struct tf_task_info {
+  const char* name;
+  const char* description;
+  const tf_param_spec* params;  // the task's parameters (common ones such as `collider` too)
+  int nparam;
+  double default_dt;        // s
+  double default_duration;  // s
+  // builds environment env->index of a run: the model (timestep dt / substeps, the solver),
+  // the data at its initial state (perturbed from rng for index > 0), the probe spec and
+  // the task state; returns 0, or -1 with a one-line message
+  int (*build)(tf_env* env, const double* values, const tf_physics* physics, tf_rng* rng,
+               char* err, size_t errlen);
+  // before each control step at time d->time: drives, servos, scripted pushes
+  void (*control)(tf_env* env);
+  // after each control step: the task's own tracking (turns of the nut, seat time ...)
+  void (*observe)(tf_env* env);
+  // the task's metrics into out: "success" (bool, per DESIGN.md section 3) and "<task>.*"
+  void (*finish)(tf_env* env, tf_metrics* out);
+  // frees env->state (the runner frees model and data)
+  void (*destroy)(tf_env* env);
+} tf_task_info;
+
+int tf_task_count(void);
+const tf_task_info* tf_task_at(int index);
+const tf_task_info* tf_task_find(const char* name);
+
+// one run: a task, its parameters, the physics settings, environments and seed
+typedef struct tf_run_options {
+  const char* task;
+  tf_task_mode mode;
+  tf_physics physics;  // dt <= 0: the task's default
+  double duration;     // s; <= 0: the task's default
+  int envs;            // environments (>= 1)
+  uint64_t seed;
+  int nset;
+  tf_kv set[TF_TASK_MAX_SET];  // task parameters as key=value strings
+} tf_run_options;
+
+void tf_run_options_default(tf_run_options* o);
+
+// runs every environment of the run to its duration (a diverged environment stops early
+// and the run's status says so) and writes one row: task, mode, solver, dt, substeps,
+// duration, envs, seed, every task parameter (by key), status ("ok" / "diverged" /
+// "failed"), success, steps_per_s, realtime_factor, every probe metric and the task's
+// metrics (merged over environments with tf_metrics_merge_envs). Returns 0 when the run
+// happened (whatever its status), -1 with a one-line message for bad options (unknown task
+// or key, value out of range, mode not supported) before anything runs.
+int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errlen);
+
+// the same for one environment, keeping it for inspection: builds, runs `duration` and
+// leaves env built (free with tf_env_free); for tests that look at the final state
+int tf_task_run_env(const tf_run_options* o, int index, tf_env* env, tf_metrics* out, char* err,
+                    size_t errlen);
+void tf_env_free(const tf_task_info* task, tf_env* env);
+
+#endif  // TF_TASK_H
