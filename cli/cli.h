@@ -8,6 +8,7 @@
 enum { TF_EXIT_OK = 0, TF_EXIT_FAIL = 1, TF_EXIT_USAGE = 2 };
 
 int tf_cmd_run(int argc, char** argv);
+int tf_cmd_run_task(int argc, char** argv);
 int tf_cmd_list(int argc, char** argv);
 int tf_cmd_validate(int argc, char** argv);
 int tf_cmd_asset(int argc, char** argv);
@@ -17,5 +18,10 @@ void tf_cli_usage(FILE* f);
 
 // parses a finite number in [lo, hi]; on failure prints "tightfit: OPTION ..." and returns -1
 int tf_cli_parse_number(const char* option, const char* text, double lo, double hi, double* out);
+
+// parses `run --task` options (argv's --set values are split in place); -1 after printing
+// "tightfit run: ..." on a bad option
+struct tf_run_options;
+int tf_cli_parse_run_options(int argc, char** argv, struct tf_run_options* o, int* json);
 
 #endif  // TF_CLI_H

@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "gates.h"
 #include "scenes.h"
+#include "task.h"
+#include "task_gates.h"
 #include "tightfit.h"
 
 static const char* const joint_names[TF_JOINT_NTYPE] = {"free", "ball", "hinge", "slide"};
@@ -28,6 +30,29 @@ int tf_cmd_list(int argc, char** argv) {
     for (int i = 0; i < tf_scene_count(); i++) {
       const tf_scene* s = tf_scene_at(i);
       printf("  %-16s %s (default dt %g s, %g s)\n", s->name, s->description, s->dt, s->duration);
+    }
+    printf("tasks (tightfit run --task NAME --set key=value):\n");
+    for (int i = 0; i < tf_task_count(); i++) {
+      const tf_task_info* t = tf_task_at(i);
+      printf("  %-16s %s (default dt %g s, %g s)\n", t->name, t->description, t->default_dt,
+             t->default_duration);
+      for (int k = 0; k < t->nparam; k++) {
+        const tf_param_spec* p = &t->params[k];
+        if (p->choices) {
+          printf("      %-16s %-24s %s\n", p->key, p->choices, p->help);
+        } else if (p->list > 0) {
+          printf("      %-16s %-24s %s (list, default %s)\n", p->key, p->unit,
+                 p->help, p->list_default ? p->list_default : "");
+        } else {
+          char range[64];
+          snprintf(range, sizeof(range), "%g [%g, %g] %s", p->value, p->lo, p->hi, p->unit);
+          printf("      %-16s %-24s %s\n", p->key, range, p->help);
+        }
+      }
+    }
+    printf("task gates (tightfit validate --tasks):\n");
+    for (int i = 0; i < tf_task_gate_count(); i++) {
+      printf("  %-16s %s\n", tf_task_gate_at(i)->name, tf_task_gate_at(i)->description);
     }
     printf("gates:\n");
     for (int i = 0; i < tf_gate_count(); i++) {
@@ -56,6 +81,42 @@ int tf_cmd_list(int argc, char** argv) {
     cJSON_AddNumberToObject(o, "dt", s->dt);
     cJSON_AddNumberToObject(o, "duration", s->duration);
     cJSON_AddItemToArray(scenes, o);
+  }
+  cJSON* tasks = cJSON_AddArrayToObject(root, "tasks");
+  for (int i = 0; i < tf_task_count(); i++) {
+    const tf_task_info* t = tf_task_at(i);
+    cJSON* o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", t->name);
+    cJSON_AddStringToObject(o, "description", t->description);
+    cJSON_AddNumberToObject(o, "dt", t->default_dt);
+    cJSON_AddNumberToObject(o, "duration", t->default_duration);
+    cJSON* params = cJSON_AddArrayToObject(o, "params");
+    for (int k = 0; k < t->nparam; k++) {
+      const tf_param_spec* p = &t->params[k];
+      cJSON* q = cJSON_CreateObject();
+      cJSON_AddStringToObject(q, "key", p->key);
+      if (p->choices) {
+        cJSON_AddStringToObject(q, "choices", p->choices);
+      } else if (p->list > 0) {
+        cJSON_AddStringToObject(q, "default", p->list_default ? p->list_default : "");
+        cJSON_AddNumberToObject(q, "list", p->list);
+      } else {
+        cJSON_AddNumberToObject(q, "default", p->value);
+        cJSON_AddNumberToObject(q, "min", p->lo);
+        cJSON_AddNumberToObject(q, "max", p->hi);
+        cJSON_AddStringToObject(q, "unit", p->unit);
+      }
+      cJSON_AddStringToObject(q, "help", p->help ? p->help : "");
+      cJSON_AddItemToArray(params, q);
+    }
+    cJSON_AddItemToArray(tasks, o);
+  }
+  cJSON* task_gates = cJSON_AddArrayToObject(root, "task_gates");
+  for (int i = 0; i < tf_task_gate_count(); i++) {
+    cJSON* o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", tf_task_gate_at(i)->name);
+    cJSON_AddStringToObject(o, "description", tf_task_gate_at(i)->description);
+    cJSON_AddItemToArray(task_gates, o);
   }
   cJSON* gates = cJSON_AddArrayToObject(root, "gates");
   for (int i = 0; i < tf_gate_count(); i++) {

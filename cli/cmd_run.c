@@ -68,6 +68,9 @@ static cJSON* result_json(const tf_scene* scene, double dt, double duration,
 }
 
 int tf_cmd_run(int argc, char** argv) {
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--task") == 0) return tf_cmd_run_task(argc, argv);
+  }
   const char* scene_name = NULL;
   const char* integrator_name = "euler";
   double dt = NAN, duration = NAN;

@@ -1,7 +1,9 @@
 // `tightfit validate`: runs the physics gates for every solver (or the ones named) and
 // prints a table, or with --json an array with one object per (gate, solver). The limits
 // are the al solver's; the other solvers report their values against the same limits.
-// Exit status 1 when a gate fails under al, 0 otherwise.
+// With --tasks it runs the task gates instead (tasks/task_gates.h: the assembly tasks'
+// physics questions, each with its own solver and timestep). Exit status 1 when a gate fails
+// (under al for the contact gates), 0 otherwise.
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 
 #include "cli.h"
 #include "gates.h"
+#include "task_gates.h"
 #include "tightfit.h"
 
 static void list_names(FILE* f, int gates) {
@@ -31,10 +34,10 @@ static int decisive_metric(const tf_gate_result* r) {
   return 0;
 }
 
-static cJSON* result_json(const tf_gate* gate, int solver, const tf_gate_result* r) {
+static cJSON* result_json(const char* gate, const char* solver, const tf_gate_result* r) {
   cJSON* o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, "gate", gate->name);
-  cJSON_AddStringToObject(o, "solver", tf_solver_name(solver));
+  cJSON_AddStringToObject(o, "gate", gate);
+  cJSON_AddStringToObject(o, "solver", solver);
   if (r->nmetric > 0) {
     const tf_gate_metric* g = &r->metric[decisive_metric(r)];
     cJSON_AddStringToObject(o, "metric", g->name);
@@ -62,26 +65,65 @@ static cJSON* result_json(const tf_gate* gate, int solver, const tf_gate_result*
   return o;
 }
 
-static void print_row(const tf_gate* gate, int solver, const tf_gate_result* r) {
+static void print_row(const char* gate, const char* solver, const tf_gate_result* r) {
   if (r->error[0]) {
-    printf("%-16s %-7s %-28s %s\n", gate->name, tf_solver_name(solver), "-", r->error);
+    printf("%-16s %-7s %-28s %s\n", gate, solver, "-", r->error);
     return;
   }
   for (int i = 0; i < r->nmetric; i++) {
     const tf_gate_metric* g = &r->metric[i];
-    printf("%-16s %-7s %-28s %12.4g %s %-10.4g %s%s\n", gate->name, tf_solver_name(solver), g->name,
+    printf("%-16s %-7s %-28s %12.4g %s %-10.4g %s%s\n", gate, solver, g->name,
            g->value, g->at_most ? "<=" : ">=", g->limit, g->pass ? "pass" : "FAIL",
            r->diverged ? " (diverged)" : "");
   }
 }
 
+// the task gates (each runs its own settings); 1 when one failed
+static int validate_tasks(const char* gate_name, int json) {
+  const tf_task_gate* only = NULL;
+  if (gate_name && !(only = tf_task_gate_find(gate_name))) {
+    fprintf(stderr, "tightfit validate: unknown task gate '%s' (valid:", gate_name);
+    for (int i = 0; i < tf_task_gate_count(); i++) {
+      fprintf(stderr, " %s", tf_task_gate_at(i)->name);
+    }
+    fprintf(stderr, ")\n");
+    return -1;
+  }
+  cJSON* array = cJSON_CreateArray();
+  int failed = 0;
+  if (!json) printf("%-16s %-7s %-28s %12s    %-10s %s\n", "gate", "", "metric", "value", "limit", "");
+  for (int g = 0; g < tf_task_gate_count(); g++) {
+    const tf_task_gate* gate = tf_task_gate_at(g);
+    if (only && gate != only) continue;
+    tf_gate_result r;
+    memset(&r, 0, sizeof(r));
+    gate->run(&r);
+    if (!tf_gate_passed(&r)) failed = 1;
+    if (json) {
+      cJSON_AddItemToArray(array, result_json(gate->name, "task", &r));
+    } else {
+      print_row(gate->name, "", &r);
+      fflush(stdout);
+    }
+  }
+  if (json) {
+    char* text = cJSON_PrintUnformatted(array);
+    if (text) printf("%s\n", text);
+    free(text);
+  }
+  cJSON_Delete(array);
+  return failed;
+}
+
 int tf_cmd_validate(int argc, char** argv) {
   const char* gate_name = NULL;
   const char* solver_name = NULL;
-  int json = 0;
+  int json = 0, tasks = 0;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
+    } else if (strcmp(argv[i], "--tasks") == 0) {
+      tasks = 1;
     } else if ((strcmp(argv[i], "--gate") == 0 || strcmp(argv[i], "--solver") == 0) &&
                i + 1 < argc) {
       if (strcmp(argv[i], "--gate") == 0) {
@@ -94,6 +136,10 @@ int tf_cmd_validate(int argc, char** argv) {
       tf_cli_usage(stderr);
       return TF_EXIT_USAGE;
     }
+  }
+  if (tasks) {
+    int rc = validate_tasks(gate_name, json);
+    return rc < 0 ? TF_EXIT_USAGE : rc ? TF_EXIT_FAIL : TF_EXIT_OK;
   }
   const tf_gate* only_gate = NULL;
   if (gate_name && !(only_gate = tf_gate_find(gate_name))) {
@@ -123,9 +169,9 @@ int tf_cmd_validate(int argc, char** argv) {
       gate->run((tf_solver_type)s, &r);
       if (s == TF_SOLVER_AL && !tf_gate_passed(&r)) al_failed = 1;
       if (json) {
-        cJSON_AddItemToArray(array, result_json(gate, s, &r));
+        cJSON_AddItemToArray(array, result_json(gate->name, tf_solver_name(s), &r));
       } else {
-        print_row(gate, s, &r);
+        print_row(gate->name, tf_solver_name(s), &r);
         fflush(stdout);
       }
     }

@@ -51,8 +51,8 @@ typedef struct tf_probe_spec {
   double gear_axis[TF_PROBE_MAX_GEARS][3];
   int gear_teeth[TF_PROBE_MAX_GEARS];
   int gear_sign[TF_PROBE_MAX_GEARS];  // +1 / -1; gear_sign[0] = +1
-  double slip_t0;      // s: angle errors count from here (default 0.2)
-  double ratio_window; // s: mean speed ratio over the last window of the run (default 1)
+  double slip_t0;                     // s: angle errors count from here (default 0.2)
+  double ratio_window;    // s: mean speed ratio over the last window of the run (default 1)
   double min_input_turn;  // rad: the input must turn at least this much (default 0.5)
 
   // divergence: any |qvel| above this (m/s or rad/s) is a runaway (default 1e3)
@@ -69,9 +69,9 @@ typedef struct tf_tunnel_probe {
   long nstep;
   double depth_first, depth_prev, depth_min, depth_final;
   double pos_prev[3];
-  double travel;   // path length of the body's frame origin
-  int flythrough;  // a fly-through step was seen
-  double jump_max; // largest one-step depth change that ended below the seat
+  double travel;    // path length of the body's frame origin
+  int flythrough;   // a fly-through step was seen
+  double jump_max;  // largest one-step depth change that ended below the seat
 } tf_tunnel_probe;
 
 void tf_tunnel_init(tf_tunnel_probe* p, double through_m, double flythrough_m);
@@ -84,8 +84,8 @@ typedef struct tf_overlap_probe {
   double contact_m;
   double floor;  // m: the probe's error floor (sampling plus SDF error)
   long nstep, ncontact;
-  double peak;     // deepest penetration seen (>= 0, m)
-  double sum;      // sum over steps in contact of that step's deepest penetration
+  double peak;  // deepest penetration seen (>= 0, m)
+  double sum;   // sum over steps in contact of that step's deepest penetration
 } tf_overlap_probe;
 
 void tf_overlap_init(tf_overlap_probe* p, double contact_m, double floor);
@@ -109,7 +109,7 @@ typedef struct tf_gear_slip_probe {
   double t_last, angle_last[TF_PROBE_MAX_GEARS], angle_first[TF_PROBE_MAX_GEARS];
 } tf_gear_slip_probe;
 
-// returns 0, or -1 when out of memory; expected_steps sizes the window's ring (control
+// returns 0, or -1 when out of memory; window_steps sizes the window's ring (control
 // steps in `window` seconds)
 int tf_gear_slip_init(tf_gear_slip_probe* p, int ngear, const int* teeth, const int* sign,
                       double t0, double window, double min_input_turn, long window_steps);
@@ -117,8 +117,9 @@ int tf_gear_slip_init(tf_gear_slip_probe* p, int ngear, const int* teeth, const 
 void tf_gear_slip_observe(tf_gear_slip_probe* p, double t, const double* angles);
 // gear_slip.max (worst follower's |ratio error| over the window, relative), gear_slip.ratio_error
 // per follower as gear_slip.f1 ... , gear_slip.skipped_teeth (worst max |e_f| N_f / (2 pi)),
-// gear_slip.input_turn_rad, gear_slip.input_turns (bool: the input turned enough; when it
-// did not, max and skipped_teeth are NaN and gear_slip.ok false)
+// gear_slip.input_turn_rad (the input's turn over the ratio window), gear_slip.input_turns
+// (bool: the input turned enough; when it did not, max and skipped_teeth are NaN and
+// gear_slip.ok false), gear_slip.ok (the input turned and no follower lost a whole pitch)
 void tf_gear_slip_finish(const tf_gear_slip_probe* p, tf_metrics* out);
 void tf_gear_slip_free(tf_gear_slip_probe* p);
 
@@ -171,10 +172,10 @@ int tf_divergence_diverged(const tf_divergence_probe* p);
 void tf_divergence_finish(const tf_divergence_probe* p, tf_metrics* out);
 
 typedef struct tf_throughput_probe {
-  long nstep;       // physics steps
-  long ncontrol;    // control steps
-  double sim_time;  // s simulated
-  double wall;      // s of wall time spent stepping
+  long nstep;                // physics steps
+  long ncontrol;             // control steps
+  double sim_time;           // s simulated
+  double wall;               // s of wall time spent stepping
   double stage[TF_TIMER_N];  // s per engine stage, summed
 } tf_throughput_probe;
 
@@ -202,11 +203,19 @@ typedef struct tf_probe_set {
   double gear_quat_prev[TF_PROBE_MAX_GEARS][4];
   double gear_angle[TF_PROBE_MAX_GEARS];
   double sdf_error;  // m: the largest error bound among the SDFs the overlap probe reads
+  // overlap: per surface sample, its position in the other geom's frame at its last SDF
+  // evaluation and the value there (x y z value), so that a sample the 1-Lipschitz bound
+  // proves still clear is not evaluated again; allocated by init
+  double* overlap_cache;                           // (total samples of measured sides x 4)
+  int overlap_cache_adr[TF_PROBE_MAX_OVERLAP][2];  // first cache row of each side, -1: skipped
+  long overlap_evaluations;                        // SDF evaluations made (cost, tests)
+  int solver_warn_prev;  // d->warning[TF_WARN_SOLVER] at the last step, -1 before the first
 } tf_probe_set;
 
-// expected_control_steps sizes the gear probe's window ring; returns 0, or -1 with a message
-int tf_probes_init(tf_probe_set* s, const tf_model* m, const tf_probe_spec* spec,
-                   double control_dt, char* err, size_t errlen);
+// control_dt (s) sizes the gear probe's window ring; returns 0, or -1 with a message (and
+// nothing left to free)
+int tf_probes_init(tf_probe_set* s, const tf_model* m, const tf_probe_spec* spec, double control_dt,
+                   char* err, size_t errlen);
 // after each physics step (d's kinematics current): throughput, contacts, solver, divergence
 void tf_probes_observe_step(tf_probe_set* s, const tf_model* m, const tf_data* d, double wall,
                             int step_failed);

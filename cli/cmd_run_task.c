@@ -1,0 +1,132 @@
+// `tightfit run --task T ...`: one run of an assembly task (all its environments) and one
+// JSON object of its metrics on stdout (with --json), or a short summary.
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "metrics_format.h"
+#include "task.h"
+
+static int fail_usage(const char* fmt, const char* arg) {
+  fprintf(stderr, "tightfit run: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  return -1;
+}
+
+int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json) {
+  tf_run_options_default(o);
+  *json = 0;
+  for (int i = 0; i < argc; i++) {
+    const char* opt = argv[i];
+    if (strcmp(opt, "--json") == 0) {
+      *json = 1;
+      continue;
+    }
+    static const char* const with_value[] = {"--task", "--mode",     "--solver", "--dt",
+                                             "--substeps", "--duration", "--envs", "--seed",
+                                             "--iterations", "--set"};
+    int known = 0;
+    for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
+      known |= strcmp(opt, with_value[k]) == 0;
+    }
+    if (!known) return fail_usage("unknown option '%s' (see tightfit --help)", opt);
+    if (i + 1 >= argc) return fail_usage("%s needs a value", opt);
+    const char* value = argv[++i];
+    double x;
+    if (strcmp(opt, "--task") == 0) {
+      o->task = value;
+    } else if (strcmp(opt, "--mode") == 0) {
+      if (strcmp(value, "rig") == 0) {
+        o->mode = TF_MODE_RIG;
+      } else if (strcmp(value, "robot") == 0) {
+        o->mode = TF_MODE_ROBOT;
+      } else {
+        return fail_usage("unknown mode '%s' (valid: rig, robot)", value);
+      }
+    } else if (strcmp(opt, "--solver") == 0) {
+      int s = tf_solver_from_name(value);
+      if (s < 0) return fail_usage("unknown solver '%s' (valid: pgs, newton, al, admm)", value);
+      o->physics.solver = (tf_solver_type)s;
+    } else if (strcmp(opt, "--dt") == 0) {
+      if (tf_cli_parse_number("--dt", value, 1e-7, 1.0, &x)) return -1;
+      o->physics.dt = x;
+    } else if (strcmp(opt, "--substeps") == 0) {
+      if (tf_cli_parse_number("--substeps", value, 1, 1000, &x) || x != floor(x)) {
+        return fail_usage("--substeps needs a whole number in [1, 1000], got '%s'", value);
+      }
+      o->physics.substeps = (int)x;
+    } else if (strcmp(opt, "--duration") == 0) {
+      if (tf_cli_parse_number("--duration", value, 1e-6, 3600, &x)) return -1;
+      o->duration = x;
+    } else if (strcmp(opt, "--envs") == 0) {
+      if (tf_cli_parse_number("--envs", value, 1, 256, &x) || x != floor(x)) {
+        return fail_usage("--envs needs a whole number in [1, 256], got '%s'", value);
+      }
+      o->envs = (int)x;
+    } else if (strcmp(opt, "--seed") == 0) {
+      if (tf_cli_parse_number("--seed", value, 0, 9007199254740992.0, &x) || x != floor(x)) {
+        return fail_usage("--seed needs a whole number >= 0, got '%s'", value);
+      }
+      o->seed = (uint64_t)x;
+    } else if (strcmp(opt, "--iterations") == 0) {
+      if (tf_cli_parse_number("--iterations", value, 0, 100000, &x) || x != floor(x)) {
+        return fail_usage("--iterations needs a whole number in [0, 100000], got '%s'", value);
+      }
+      o->physics.iterations = (int)x;
+    } else {  // --set key=value
+      const char* eq = strchr(value, '=');
+      if (!eq || eq == value) return fail_usage("--set needs key=value, got '%s'", value);
+      if (o->nset >= TF_TASK_MAX_SET) return fail_usage("%s", "too many --set options");
+      // the key is cut out of argv in place: argv outlives the run
+      char* key = (char*)value;
+      key[eq - value] = 0;
+      o->set[o->nset].key = key;
+      o->set[o->nset].value = eq + 1;
+      o->nset++;
+    }
+  }
+  if (!o->task) return fail_usage("%s", "--task is required");
+  return 0;
+}
+
+int tf_cmd_run_task(int argc, char** argv) {
+  tf_run_options o;
+  int json;
+  if (tf_cli_parse_run_options(argc, argv, &o, &json)) return TF_EXIT_USAGE;
+  tf_metrics* row = malloc(sizeof(tf_metrics));
+  if (!row) {
+    fprintf(stderr, "tightfit run: out of memory\n");
+    return TF_EXIT_FAIL;
+  }
+  char err[512];
+  if (tf_task_run(&o, row, err, sizeof(err))) {
+    fprintf(stderr, "tightfit run: %s\n", err);
+    free(row);
+    return TF_EXIT_USAGE;
+  }
+  const char* status = tf_metrics_text(row, "status");
+  int failed = status && strcmp(status, "failed") == 0;
+  if (failed) fprintf(stderr, "tightfit run: %s\n", tf_metrics_text(row, "error"));
+  if (json) {
+    char* line = tf_metrics_json_line(row);
+    if (!line) {
+      fprintf(stderr, "tightfit run: out of memory\n");
+      free(row);
+      return TF_EXIT_FAIL;
+    }
+    printf("%s\n", line);
+    free(line);
+  } else {
+    for (int i = 0; i < row->n; i++) {
+      char cell[128];
+      tf_metric_csv_cell(&row->item[i], cell, sizeof(cell));
+      printf("%-34s %s\n", row->item[i].name, cell);
+    }
+  }
+  free(row);
+  return failed ? TF_EXIT_FAIL : TF_EXIT_OK;
+}

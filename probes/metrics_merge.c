@@ -1,0 +1,98 @@
+// Merging the metrics of a run's environments into one row (see probes.h for the rules).
+//
+// NaN means "does not apply" (a gear probe whose input did not turn, a run that did not
+// diverge), so worst and mean skip it and a metric is NaN only when no environment had a
+// value. Every metric of any environment appears, in the order first seen.
+#include <math.h>
+#include <string.h>
+
+#include "probes.h"
+
+typedef enum merge_rule {
+  MERGE_COUNT = 0,  // environments where the flag is set
+  MERGE_ALL,        // booleans: all of them
+  MERGE_MAX,        // the worst is the largest
+  MERGE_MIN,        // the worst is the smallest (deepest, least travelled)
+  MERGE_MEAN,
+  MERGE_FIRST,  // texts
+} merge_rule;
+
+static int ends_with(const char* s, const char* suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static merge_rule rule_of(const tf_metric* m) {
+  const char* name = m->name;
+  if (m->kind == TF_METRIC_TEXT) return MERGE_FIRST;
+  // how many environments tunnelled or diverged is the number a sweep plots
+  if (strcmp(name, "tunnel.through") == 0 || strcmp(name, "tunnel.flythrough") == 0 ||
+      strcmp(name, "divergence.diverged") == 0) {
+    return MERGE_COUNT;
+  }
+  if (m->kind == TF_METRIC_BOOL) return MERGE_ALL;
+  // a part that barely moved must not hide behind one that travelled
+  if (strcmp(name, "tunnel.travel_m") == 0 || ends_with(name, "depth_min_m")) return MERGE_MIN;
+  if (ends_with(name, ".peak_m") || ends_with(name, ".max") || ends_with(name, "_max") ||
+      ends_with(name, "skipped_teeth") || ends_with(name, "residual_max")) {
+    return MERGE_MAX;
+  }
+  return MERGE_MEAN;
+}
+
+static void merge_one(tf_metrics* out, const char* name, const tf_metric* first,
+                      const tf_metrics* env, int n) {
+  merge_rule rule = rule_of(first);
+  if (rule == MERGE_FIRST) {
+    tf_metrics_set_text(out, name, first->text);
+    return;
+  }
+  long count = 0, seen = 0;
+  int all = 1;
+  double sum = 0, worst = NAN;
+  for (int e = 0; e < n; e++) {
+    const tf_metric* m = tf_metrics_find(&env[e], name);
+    if (!m || m->kind == TF_METRIC_TEXT) continue;
+    double v = m->value;
+    if (v == 1) count++;
+    if (v != 1) all = 0;
+    if (isnan(v)) continue;
+    seen++;
+    sum += v;
+    if (isnan(worst) || (rule == MERGE_MIN ? v < worst : v > worst)) worst = v;
+  }
+  switch (rule) {
+    case MERGE_COUNT:
+      tf_metrics_set_int(out, name, count);
+      break;
+    case MERGE_ALL:
+      tf_metrics_set_bool(out, name, all);
+      break;
+    case MERGE_MAX:
+    case MERGE_MIN:
+      // a count stays a count
+      if (first->kind == TF_METRIC_INT && !isnan(worst)) {
+        tf_metrics_set_int(out, name, (long)worst);
+      } else {
+        tf_metrics_set(out, name, worst);
+      }
+      break;
+    default:
+      // a mean of counts is a number, whatever the counts were
+      tf_metrics_set(out, name, seen > 0 ? sum / (double)seen : NAN);
+      break;
+  }
+}
+
+void tf_metrics_merge_envs(tf_metrics* out, const tf_metrics* env, int n) {
+  tf_metrics_clear(out);
+  for (int e = 0; e < n; e++) {
+    for (int i = 0; i < env[e].n; i++) {
+      const tf_metric* m = &env[e].item[i];
+      // already merged from an earlier environment that had it
+      if (tf_metrics_find(out, m->name)) continue;
+      merge_one(out, m->name, m, env, n);
+    }
+  }
+  tf_metrics_set_int(out, "envs", n);
+}

@@ -1,0 +1,44 @@
+// The task gate registry (see task_gates.h). Each task's folder defines its gates in
+// gate_<task>.c; one declaration and one entry per gate below.
+#include "task_gates.h"
+
+#include <math.h>
+#include <string.h>
+
+// task gates: peg
+// task gates: boltnut
+// task gates: gears
+// task gates: connectors
+
+static const tf_task_gate* const gates[] = {
+    /* peg */
+    /* boltnut */
+    /* gears */
+    /* connectors */
+    NULL,
+};
+
+int tf_task_gate_count(void) { return (int)(sizeof(gates) / sizeof(gates[0])) - 1; }
+
+const tf_task_gate* tf_task_gate_at(int index) {
+  return index >= 0 && index < tf_task_gate_count() ? gates[index] : NULL;
+}
+
+const tf_task_gate* tf_task_gate_find(const char* name) {
+  for (int i = 0; name && i < tf_task_gate_count(); i++) {
+    if (strcmp(gates[i]->name, name) == 0) return gates[i];
+  }
+  return NULL;
+}
+
+void tf_gate_add(tf_gate_result* r, const char* name, double value, double limit, int at_most) {
+  if (r->nmetric >= TF_GATE_MAX_METRICS) return;
+  tf_gate_metric* g = &r->metric[r->nmetric++];
+  g->name = name;
+  g->value = value;
+  g->limit = limit;
+  g->at_most = at_most;
+  // NaN (a metric that was not measured) never passes
+  g->pass = at_most ? value <= limit : value >= limit;
+  if (isnan(value)) g->pass = 0;
+}

@@ -1,0 +1,20 @@
+// The tasks the registry lists (task_registry.c), in the order `tightfit list` shows them:
+// each task's folder defines its tf_task_info; one declaration and one list entry per task.
+#ifndef TF_TASK_LIST_H
+#define TF_TASK_LIST_H
+
+#include "task.h"
+
+// task: peg
+// task: boltnut
+// task: gears
+// task: connectors
+
+// the list ends with NULL so that the array is never empty
+#define TF_TASK_LIST \
+  /* peg */          \
+  /* boltnut */      \
+  /* gears */        \
+  /* connectors */   \
+  NULL
+#endif  // TF_TASK_LIST_H

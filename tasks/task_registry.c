@@ -1,0 +1,22 @@
+// The task registry: every assembly task, in the order `tightfit list` shows them.
+#include <string.h>
+
+#include "task.h"
+#include "task_list.h"
+
+static const tf_task_info* const tasks[] = {
+    TF_TASK_LIST
+};
+
+int tf_task_count(void) { return (int)(sizeof(tasks) / sizeof(tasks[0])) - 1; }
+
+const tf_task_info* tf_task_at(int index) {
+  return index >= 0 && index < tf_task_count() ? tasks[index] : NULL;
+}
+
+const tf_task_info* tf_task_find(const char* name) {
+  for (int i = 0; name && i < tf_task_count(); i++) {
+    if (strcmp(tasks[i]->name, name) == 0) return tasks[i];
+  }
+  return NULL;
+}

@@ -1,0 +1,93 @@
+// The assembly tasks' physics gates in `make test` (tasks/task_gates.h): every registered
+// gate passes its limits, and prints each metric against its limit.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "task.h"
+#include "task_gates.h"
+
+static void test_task_gate(void** state) {
+  const tf_task_gate* gate = tf_task_gate_find((const char*)*state);
+  assert_non_null(gate);
+  tf_gate_result r;
+  memset(&r, 0, sizeof(r));
+  gate->run(&r);
+  if (r.error[0]) print_message("%s: %s\n", gate->name, r.error);
+  for (int i = 0; i < r.nmetric; i++) {
+    const tf_gate_metric* g = &r.metric[i];
+    print_message("%-18s %-34s %12.4g %s %-10.4g %s\n", gate->name, g->name, g->value,
+                  g->at_most ? "<=" : ">=", g->limit, g->pass ? "pass" : "FAIL");
+  }
+  assert_int_equal(r.error[0], 0);
+  assert_false(r.diverged);
+  assert_true(r.nmetric > 0);
+  assert_true(tf_gate_passed(&r));
+}
+
+// every task is listed once and found by name; every task gate by its name
+static void test_registries(void** state) {
+  (void)state;
+  for (int i = 0; i < tf_task_count(); i++) {
+    const tf_task_info* t = tf_task_at(i);
+    assert_non_null(t);
+    assert_ptr_equal(tf_task_find(t->name), t);
+    assert_true(t->default_dt > 0);
+    assert_true(t->default_duration > 0);
+    assert_non_null(t->build);
+  }
+  assert_null(tf_task_find("no_such_task"));
+  assert_null(tf_task_at(tf_task_count()));
+  for (int i = 0; i < tf_task_gate_count(); i++) {
+    assert_ptr_equal(tf_task_gate_find(tf_task_gate_at(i)->name), tf_task_gate_at(i));
+  }
+}
+
+// bad run options are refused before anything runs, with a message naming the problem
+static void test_bad_options(void** state) {
+  (void)state;
+  tf_run_options o;
+  tf_metrics* row = test_malloc(sizeof(tf_metrics));
+  char err[256];
+  tf_run_options_default(&o);
+  o.task = "no_such_task";
+  assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), -1);
+  assert_non_null(strstr(err, "unknown task 'no_such_task'"));
+  if (tf_task_count() > 0) {
+    o.task = tf_task_at(0)->name;
+    o.envs = 0;
+    assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "envs"));
+    o.envs = 1;
+    o.mode = TF_MODE_ROBOT;
+    assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "robot"));
+    o.mode = TF_MODE_RIG;
+    o.nset = 1;
+    o.set[0].key = "no_such_key";
+    o.set[0].value = "1";
+    assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "unknown parameter 'no_such_key'"));
+  }
+  test_free(row);
+}
+
+int main(void) {
+  tf_engine_init();
+  enum { MAX_TESTS = 64 };
+  struct CMUnitTest tests[MAX_TESTS];
+  int n = 0;
+  struct CMUnitTest fixed[] = {cmocka_unit_test(test_registries),
+                               cmocka_unit_test(test_bad_options)};
+  for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) tests[n++] = fixed[i];
+  for (int i = 0; i < tf_task_gate_count() && n < MAX_TESTS; i++) {
+    struct CMUnitTest t = {tf_task_gate_at(i)->name, test_task_gate, NULL, NULL,
+                           (void*)tf_task_gate_at(i)->name};
+    tests[n++] = t;
+  }
+  return _cmocka_run_group_tests("task_gates", tests, (size_t)n, NULL, NULL);
+}
