@@ -45,15 +45,16 @@ static int choice_index(const char* choices, const char* value) {
   return -1;
 }
 
-// a comma-separated list of at most max numbers in [lo, hi]; returns the count or -1
-static int parse_list(const char* text, double lo, double hi, int max, double* out) {
+// a comma-separated list of at most max numbers in [lo, hi]; returns the count or -1. Only
+// the first nout numbers go to out (it holds nout), whatever max allows
+static int parse_list(const char* text, double lo, double hi, int max, double* out, int nout) {
   int n = 0;
   const char* c = text;
   while (1) {
     char* end = NULL;
     double x = strtod(c, &end);
     if (end == c || !isfinite(x) || x < lo || x > hi || n >= max) return -1;
-    if (out) out[n] = x;
+    if (out && n < nout) out[n] = x;
     n++;
     if (*end == 0) return n;
     if (*end != ',') return -1;
@@ -66,7 +67,7 @@ int tf_param_parse(const char* what, const char* owner, const tf_param_spec* par
   for (int i = 0; i < nparam; i++) {
     double first = params[i].value;
     if (params[i].list > 0 && params[i].list_default) {
-      parse_list(params[i].list_default, params[i].lo, params[i].hi, params[i].list, &first);
+      parse_list(params[i].list_default, params[i].lo, params[i].hi, params[i].list, &first, 1);
     }
     values[i] = first;
   }
@@ -98,7 +99,7 @@ int tf_param_parse(const char* what, const char* owner, const tf_param_spec* par
     }
     if (spec->list > 0) {
       double first = 0;
-      if (parse_list(text, spec->lo, spec->hi, spec->list, &first) < 0) {
+      if (parse_list(text, spec->lo, spec->hi, spec->list, &first, 1) < 0) {
         snprintf(err, errlen, "%s '%s': %s needs a list of 1 to %d numbers in [%g, %g], got '%s'",
                  what, owner, spec->key, spec->list, spec->lo, spec->hi, text);
         return -1;
@@ -133,7 +134,7 @@ int tf_param_list(const tf_param_spec* spec, const tf_kv* kv, int nkv, double* o
     return 1;
   }
   int limit = spec->list < max ? spec->list : max;
-  return parse_list(text, spec->lo, spec->hi, limit > 0 ? limit : 1, out);
+  return parse_list(text, spec->lo, spec->hi, limit > 0 ? limit : 1, out, max);
 }
 
 int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* values, char* err,
