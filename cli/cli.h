@@ -12,6 +12,8 @@ int tf_cmd_run_task(int argc, char** argv);
 int tf_cmd_list(int argc, char** argv);
 int tf_cmd_validate(int argc, char** argv);
 int tf_cmd_asset(int argc, char** argv);
+int tf_cmd_sweep(int argc, char** argv);
+int tf_cmd_report(int argc, char** argv);
 
 // writes the top-level usage to f
 void tf_cli_usage(FILE* f);

@@ -24,6 +24,10 @@ void tf_cli_usage(FILE* f) {
           "  asset list [--json] the parametric parts and their parameters\n"
           "  asset export PART [--set key=value ...] --out FILE.obj|FILE.stl [--json]\n"
           "                      write a part's watertight mesh\n"
+          "  sweep CONFIG.json --out DIR [--jobs N] [--resume] [--force]\n"
+          "                      run a JSON grid of task runs into DIR/results.csv, .jsonl\n"
+          "  report DIR [--json] write DIR/report.html (table, plots, videos) from a sweep's\n"
+          "                      results.jsonl; prints the path written\n"
           "  list [--json]       scenes, gates, solvers, integrators, joints, actuators\n"
           "  --version           print the version\n"
           "  --help              print this help\n");
@@ -63,6 +67,8 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "list") == 0) return tf_cmd_list(argc - 2, argv + 2);
   if (strcmp(cmd, "validate") == 0) return tf_cmd_validate(argc - 2, argv + 2);
   if (strcmp(cmd, "asset") == 0) return tf_cmd_asset(argc - 2, argv + 2);
+  if (strcmp(cmd, "sweep") == 0) return tf_cmd_sweep(argc - 2, argv + 2);
+  if (strcmp(cmd, "report") == 0) return tf_cmd_report(argc - 2, argv + 2);
   fprintf(stderr, "tightfit: unknown command '%s'\n", cmd);
   tf_cli_usage(stderr);
   return TF_EXIT_USAGE;

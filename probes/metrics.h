@@ -6,6 +6,7 @@
 
 #define TF_METRICS_MAX 160
 #define TF_METRIC_NAME 48
+#define TF_METRIC_TEXT_LEN 192  // texts hold error messages and commands
 
 typedef enum tf_metric_kind {
   TF_METRIC_NUMBER = 0,  // a real number; NaN means "does not apply" (JSON null, empty CSV)
@@ -18,7 +19,7 @@ typedef struct tf_metric {
   char name[TF_METRIC_NAME];  // "tunnel.through", "overlap.peak_m", ...
   tf_metric_kind kind;
   double value;
-  char text[TF_METRIC_NAME];  // TF_METRIC_TEXT only
+  char text[TF_METRIC_TEXT_LEN];  // TF_METRIC_TEXT only
 } tf_metric;
 
 typedef struct tf_metrics {

@@ -13,6 +13,7 @@ packages=(
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev  # H.264 MP4 rollout videos
   libcmocka-dev              # unit tests and physics gates
   valgrind                   # leak check of the CLI in `make test`
+  chromium chromium-driver   # headless check that report.html loads and draws its plots
 )
 # `scripts/deps.sh fuzz` adds the fuzzing toolchain for `make fuzz`
 if [ "${1:-}" = "fuzz" ]; then

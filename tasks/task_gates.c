@@ -5,16 +5,15 @@
 #include <math.h>
 #include <string.h>
 
-// task gates: peg
-// task gates: boltnut
 // task gates: gears
-// task gates: connectors
+extern const tf_task_gate tf_gate_connectors_dp;
+extern const tf_task_gate tf_gate_connectors_types;
 
 static const tf_task_gate* const gates[] = {
     /* peg */
     /* boltnut */
     /* gears */
-    /* connectors */
+    &tf_gate_connectors_dp, &tf_gate_connectors_types, /* connectors */
     NULL,
 };
 

@@ -8,13 +8,13 @@
 // task: peg
 // task: boltnut
 // task: gears
-// task: connectors
+extern const tf_task_info tf_task_connectors;
 
 // the list ends with NULL so that the array is never empty
 #define TF_TASK_LIST \
-  /* peg */          \
-  /* boltnut */      \
-  /* gears */        \
-  /* connectors */   \
+  /* peg */ \
+  /* boltnut */ \
+  /* gears */ \
+  &tf_task_connectors, /* connectors */   \
   NULL
 #endif  // TF_TASK_LIST_H

@@ -1,0 +1,595 @@
+// `tightfit sweep CONFIG.json --out DIR [--jobs N] [--resume] [--force]`: expands a sweep
+// config (sweep_config.h) into runs, runs them on a pool of threads, appends each finished
+// run's row to DIR/results.jsonl and DIR/results.csv (results_file.h) in completion order,
+// and ends with DIR/report.html.
+//
+// Runs are independent (tf_task_run is reentrant), so each thread takes the next run from a
+// shared index and only the appends are serialized. A run's numbers do not depend on the
+// thread count; the row order does. Ctrl-C stops handing out runs and lets the runs in
+// flight finish and write their rows; a second Ctrl-C drops them, taking the results lock
+// first so that no row is cut in half. Either way the files stay valid for --resume.
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "file_io.h"
+#include "report.h"
+#include "results_file.h"
+#include "sweep_config.h"
+#include "task.h"
+
+#define MAX_JOBS 1024
+#define EXIT_INTERRUPTED 130  // the shell's code for a command ended by Ctrl-C (128 + SIGINT)
+#define POLL_NS 200000000L    // the main thread checks for Ctrl-C and redraws 5 times a second
+#define LOG_EVERY_S 10.0      // progress lines when stderr is not a terminal
+
+// Ctrl-C / SIGTERM count. A signal handler can safely do nothing but set a volatile
+// sig_atomic_t (no locks, no stdio), and it gets no argument through which to reach the
+// sweep's state, so this is the one file-scope mutable variable: the handler counts, the
+// main thread polls it.
+static volatile sig_atomic_t interrupts;
+
+static void on_interrupt(int sig) {
+  (void)sig;
+  if (interrupts < 2) interrupts = interrupts + 1;
+}
+
+typedef struct sweep_args {
+  const char* config;
+  const char* out;
+  int jobs;  // 0: one per core
+  int resume, force;
+} sweep_args;
+
+// the state the threads share; every field below `lock` is guarded by it
+typedef struct sweep_pool {
+  const tf_sweep_plan* plan;
+  const int* todo;  // plan run indices still to run
+  int ntodo;
+  int already;  // runs finished by an earlier sweep into the same folder
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  tf_results_file* results;
+  int next;      // the next todo entry to hand out
+  int running;   // threads still working
+  int inflight;  // runs being computed
+  int finished, failed, diverged;
+  int stop;          // hand out no more runs (Ctrl-C or a write error)
+  int write_failed;  // the results files could not take a row: the sweep stops
+  char write_err[512];
+  int nstart_failed;    // runs tf_task_run refused (bad options it alone could see)
+  char start_err[640];  // "run ID: " and the runner's message (512)
+  int start_err_shown;
+} sweep_pool;
+
+static int usage_error(const char* fmt, const char* arg) {
+  fprintf(stderr, "tightfit sweep: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, " (see tightfit sweep --help)\n");
+  return TF_EXIT_USAGE;
+}
+
+static void sweep_help(FILE* f) {
+  fprintf(
+      f,
+      "usage: tightfit sweep CONFIG.json --out DIR [--jobs N] [--resume] [--force]\n"
+      "\n"
+      "Runs every combination of a JSON grid and writes one row per run to DIR/results.csv\n"
+      "and DIR/results.jsonl, then DIR/report.html. CONFIG.json:\n"
+      "  {\"task\": \"gears\" or [\"peg\", \"gears\"], \"mode\": \"rig\", \"duration\": 1.0,\n"
+      "   \"envs\": 4, \"seeds\": [1, 2] or 3,\n"
+      "   \"grid\": {\"solver\": [\"al\", \"pgs\"], \"dt\": [0.001, 0.01], \"substeps\": [1, 4],\n"
+      "            \"iterations\": [50], \"<task parameter>\": [...]},\n"
+      "   \"set\": {\"<task parameter>\": value}, \"video\": {...}}\n"
+      "\n"
+      "  --jobs N   runs at once (default: one per core)\n"
+      "  --resume   continue the sweep in DIR: skip the runs results.jsonl already has\n"
+      "  --force    start over in DIR: delete its results files first\n");
+}
+
+static int parse_args(int argc, char** argv, sweep_args* a) {
+  memset(a, 0, sizeof(*a));
+  for (int i = 0; i < argc; i++) {
+    const char* opt = argv[i];
+    if (strcmp(opt, "--resume") == 0) {
+      a->resume = 1;
+    } else if (strcmp(opt, "--force") == 0) {
+      a->force = 1;
+    } else if (strcmp(opt, "--out") == 0 || strcmp(opt, "--jobs") == 0) {
+      if (i + 1 >= argc) return usage_error("%s needs a value", opt);
+      const char* value = argv[++i];
+      if (strcmp(opt, "--out") == 0) {
+        if (!value[0]) return usage_error("%s needs a folder", opt);
+        a->out = value;
+      } else {
+        char* end = NULL;
+        long n = strtol(value, &end, 10);
+        if (end == value || *end || n < 1 || n > MAX_JOBS) {
+          fprintf(stderr, "tightfit sweep: --jobs needs a whole number in [1, %d], got '%s'\n",
+                  MAX_JOBS, value);
+          return TF_EXIT_USAGE;
+        }
+        a->jobs = (int)n;
+      }
+    } else if (opt[0] == '-' && opt[1]) {
+      return usage_error("unknown option '%s'", opt);
+    } else if (a->config) {
+      fprintf(stderr, "tightfit sweep: one config file only (got '%s' and '%s')\n", a->config, opt);
+      return TF_EXIT_USAGE;
+    } else {
+      a->config = opt;
+    }
+  }
+  if (!a->config) return usage_error("%s", "a config file is required: tightfit sweep CONFIG.json");
+  if (!a->out) return usage_error("%s", "--out DIR is required");
+  if (a->resume && a->force) {
+    return usage_error("%s", "--resume and --force exclude each other");
+  }
+  return 0;
+}
+
+// ---- the output folder
+
+static int folder_is_empty(const char* path) {
+  DIR* d = opendir(path);
+  if (!d) return 0;
+  int empty = 1;
+  for (struct dirent* e; empty && (e = readdir(d));) {
+    empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+  }
+  closedir(d);
+  return empty;
+}
+
+// refuses a folder with a sweep in it unless --resume or --force; --force deletes the results
+// files (and the report made from them), nothing else
+static int prepare_folder(const sweep_args* a) {
+  struct stat st;
+  char err[TF_PATH_MAX + 256];
+  if (stat(a->out, &st) != 0) {
+    if (tf_mkdir_p(a->out, err, sizeof(err))) {
+      fprintf(stderr, "tightfit sweep: %s\n", err);
+      return TF_EXIT_USAGE;
+    }
+    return 0;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "tightfit sweep: --out '%s' exists and is not a folder\n", a->out);
+    return TF_EXIT_USAGE;
+  }
+  if (folder_is_empty(a->out) || a->resume) return 0;
+  if (!a->force) {
+    fprintf(stderr,
+            "tightfit sweep: '%s' is not empty; use --resume to continue its sweep or --force "
+            "to start over\n",
+            a->out);
+    return TF_EXIT_USAGE;
+  }
+  static const char* const stale[] = {"results.jsonl", "results.csv", "report.html"};
+  for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
+    char path[TF_PATH_MAX];
+    snprintf(path, sizeof(path), "%s/%s", a->out, stale[i]);
+    if (unlink(path) != 0 && errno != ENOENT) {
+      fprintf(stderr, "tightfit sweep: %s: %s\n", path, strerror(errno));
+      return TF_EXIT_FAIL;
+    }
+  }
+  return 0;
+}
+
+// writes text to DIR/name through a temporary file and a rename
+static int write_atomic(const char* dir, const char* name, const char* text, size_t len) {
+  char path[TF_PATH_MAX], err[TF_PATH_MAX + 256];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  tf_atomic_file file;
+  if (tf_atomic_open(&file, path, err, sizeof(err)) == 0) {
+    fwrite(text, 1, len, file.f);
+    if (tf_atomic_commit(&file, err, sizeof(err)) == 0) return 0;
+  }
+  fprintf(stderr, "tightfit sweep: %s\n", err);
+  return -1;
+}
+
+// DIR/machine.json: where and with what the numbers were made, for the report
+static int write_machine(const char* dir, int jobs) {
+  cJSON* o = cJSON_CreateObject();
+  char host[256] = "";
+  if (gethostname(host, sizeof(host) - 1) != 0) snprintf(host, sizeof(host), "unknown");
+  cJSON_AddStringToObject(o, "hostname", host);
+  cJSON_AddNumberToObject(o, "cores", (double)sysconf(_SC_NPROCESSORS_ONLN));
+  cJSON_AddNumberToObject(o, "jobs", jobs);
+  cJSON_AddStringToObject(o, "tightfit_version", TF_VERSION);
+#if defined(__clang__)
+  cJSON_AddStringToObject(o, "compiler", "clang " __clang_version__);
+#elif defined(__GNUC__)
+  cJSON_AddStringToObject(o, "compiler", "gcc " __VERSION__);
+#else
+  cJSON_AddStringToObject(o, "compiler", __VERSION__);
+#endif
+  struct utsname u;
+  if (uname(&u) == 0) {
+    char os[3 * sizeof(u.release)];
+    snprintf(os, sizeof(os), "%s %s %s", u.sysname, u.release, u.machine);
+    cJSON_AddStringToObject(o, "os", os);
+  }
+  char date[32] = "";
+  time_t now = time(NULL);
+  struct tm utc;
+  if (gmtime_r(&now, &utc)) strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  cJSON_AddStringToObject(o, "date", date);
+  char* text = cJSON_Print(o);
+  cJSON_Delete(o);
+  if (!text) {
+    fprintf(stderr, "tightfit sweep: out of memory\n");
+    return -1;
+  }
+  size_t len = strlen(text);
+  char* line = malloc(len + 2);
+  int rc = -1;
+  if (line) {
+    memcpy(line, text, len);
+    line[len] = '\n';
+    rc = write_atomic(dir, "machine.json", line, len + 1);
+  }
+  free(line);
+  cJSON_free(text);
+  return rc;
+}
+
+// ---- the pool
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// a row for a run tf_task_run refused: what was asked, so the row still says which run it is
+static void refused_row(tf_metrics* m, const tf_run_options* o, const tf_task_info* task) {
+  tf_metrics_clear(m);
+  tf_metrics_set_text(m, "task", o->task);
+  tf_metrics_set_text(m, "mode", o->mode == TF_MODE_ROBOT ? "robot" : "rig");
+  tf_metrics_set_text(m, "solver", tf_solver_name(o->physics.solver));
+  tf_metrics_set(m, "dt", o->physics.dt > 0 ? o->physics.dt : task->default_dt);
+  tf_metrics_set_int(m, "substeps", o->physics.substeps);
+  tf_metrics_set_int(m, "iterations", o->physics.iterations);
+  tf_metrics_set(m, "duration", o->duration > 0 ? o->duration : task->default_duration);
+  tf_metrics_set_int(m, "envs", o->envs);
+  tf_metrics_set_int(m, "seed", (long)o->seed);
+  for (int k = 0; k < o->nset; k++) {
+    char* end = NULL;
+    double x = strtod(o->set[k].value, &end);
+    if (end != o->set[k].value && *end == 0 && isfinite(x)) {
+      tf_metrics_set(m, o->set[k].key, x);
+    } else {
+      tf_metrics_set_text(m, o->set[k].key, o->set[k].value);
+    }
+  }
+  tf_metrics_set_text(m, "status", "failed");
+  tf_metrics_set_bool(m, "success", 0);
+}
+
+static void* worker(void* arg) {
+  sweep_pool* p = arg;
+  tf_metrics* m = malloc(sizeof(*m));
+  for (;;) {
+    pthread_mutex_lock(&p->lock);
+    if (!m && !p->write_failed) {
+      // a run without room for its row cannot be recorded: stop rather than skip it silently
+      snprintf(p->write_err, sizeof(p->write_err), "out of memory");
+      p->write_failed = p->stop = 1;
+    }
+    if (!m || p->stop || p->next >= p->ntodo) break;  // leaves the loop holding the lock
+    int i = p->todo[p->next++];
+    p->inflight++;
+    pthread_mutex_unlock(&p->lock);
+
+    tf_run_options o;
+    tf_sweep_run_options(p->plan, i, &o);
+    const tf_task_info* task = p->plan->task[p->plan->run[i].task];
+    char err[512] = "";
+    tf_metrics_clear(m);
+    int refused = tf_task_run(&o, m, err, sizeof(err)) != 0;
+    if (refused) refused_row(m, &o, task);
+    char* command = tf_sweep_run_command(p->plan, i);
+    const char* status = tf_metrics_text(m, "status");
+
+    pthread_mutex_lock(&p->lock);
+    p->inflight--;
+    if (!p->write_failed) {
+      tf_results_row row = {p->plan->run[i].id, command, refused ? err : NULL, m};
+      if (tf_results_append(p->results, &row, p->write_err, sizeof(p->write_err))) {
+        p->write_failed = 1;
+        p->stop = 1;
+      } else {
+        p->finished++;
+        if (refused || (status && strcmp(status, "failed") == 0)) p->failed++;
+        if (status && strcmp(status, "diverged") == 0) p->diverged++;
+        if (refused && p->nstart_failed++ == 0) {
+          snprintf(p->start_err, sizeof(p->start_err), "run %s: %s", p->plan->run[i].id, err);
+        }
+      }
+    }
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    free(command);
+  }
+  p->running--;
+  pthread_cond_broadcast(&p->changed);
+  pthread_mutex_unlock(&p->lock);
+  free(m);
+  return NULL;
+}
+
+static void format_eta(double s, char* out, size_t n) {
+  if (!isfinite(s) || s < 0) {
+    snprintf(out, n, "--");
+  } else if (s >= 3600) {
+    snprintf(out, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+  } else if (s >= 60) {
+    snprintf(out, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+  } else {
+    snprintf(out, n, "%ds", (int)ceil(s));
+  }
+}
+
+// "[sweep] 12/48 done, 1 failed, ETA 1m23s"; called with the lock held
+static void progress(const sweep_pool* p, double started, int tty, int final) {
+  char eta[32];
+  int left = p->ntodo - p->finished;
+  double elapsed = now_s() - started;
+  format_eta(p->finished > 0 ? elapsed / p->finished * left : NAN, eta, sizeof(eta));
+  char diverged[32] = "";
+  if (p->diverged) snprintf(diverged, sizeof(diverged), ", %d diverged", p->diverged);
+  fprintf(stderr, "%s[sweep] %d/%d done, %d failed%s", tty ? "\r" : "", p->already + p->finished,
+          p->already + p->ntodo, p->failed, diverged);
+  if (!final) fprintf(stderr, ", ETA %s", eta);
+  fprintf(stderr, "%s%s", tty ? "\033[K" : "", final || !tty ? "\n" : "");
+  fflush(stderr);
+}
+
+// runs the pool to the end (or to Ctrl-C); returns 0, or -1 when it could not start
+static int run_pool(sweep_pool* p, int jobs, const char* dir) {
+  int tty = isatty(STDERR_FILENO);
+  // only the main thread takes Ctrl-C: the workers start with it blocked
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  struct sigaction sa, old_int, old_term;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  interrupts = 0;
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+
+  pthread_t* threads = calloc((size_t)jobs, sizeof(pthread_t));
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, (size_t)16 << 20);  // the runner keeps arrays on its stack
+  int started = 0;
+  pthread_mutex_lock(&p->lock);
+  for (; threads && started < jobs; started++) {
+    if (pthread_create(&threads[started], &attr, worker, p) != 0) break;
+    p->running++;
+  }
+  pthread_mutex_unlock(&p->lock);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (started == 0) {
+    fprintf(stderr, "tightfit sweep: cannot start a thread\n");
+    free(threads);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return -1;
+  }
+
+  double t0 = now_s(), last_log = t0;
+  int announced = 0, shown = -1;
+  pthread_mutex_lock(&p->lock);
+  while (p->running > 0) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += POLL_NS;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&p->changed, &p->lock, &until);
+    if (interrupts >= 1 && !announced) {
+      announced = 1;
+      p->stop = 1;
+      fprintf(stderr,
+              "\n[sweep] interrupted: finishing %d run%s in flight (Ctrl-C again drops %s)\n",
+              p->inflight, p->inflight == 1 ? "" : "s", p->inflight == 1 ? "it" : "them");
+    }
+    if (interrupts >= 2) {
+      // holding the lock: no row is being written, and none will be
+      char err[512];
+      int nfinished = p->already + p->finished;
+      tf_results_close(p->results, err, sizeof(err));
+      fprintf(stderr,
+              "\n[sweep] dropped %d run%s in flight; %s holds %d finished runs; rerun with "
+              "--resume to finish\n",
+              p->inflight, p->inflight == 1 ? "" : "s", dir, nfinished);
+      _exit(EXIT_INTERRUPTED);
+    }
+    if (p->nstart_failed > 0 && !p->start_err_shown) {
+      p->start_err_shown = 1;
+      fprintf(stderr, "%stightfit sweep: %s\n", tty ? "\r\033[K" : "", p->start_err);
+    }
+    double now = now_s();
+    if (tty ? p->finished != shown || now - last_log > 1.0 : now - last_log >= LOG_EVERY_S) {
+      progress(p, t0, tty, 0);
+      shown = p->finished;
+      last_log = now;
+    }
+  }
+  progress(p, t0, tty, 1);
+  pthread_mutex_unlock(&p->lock);
+  for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+  free(threads);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  return 0;
+}
+
+// ---- the command
+
+static void report_resume(const char* dir, const tf_results_done* done, int nrun, int ntodo) {
+  if (done->dropped_bytes > 0) {
+    fprintf(stderr, "[sweep] resume: cut a partial last line (%ld bytes) off %s/results.jsonl\n",
+            done->dropped_bytes, dir);
+  }
+  if (done->bad_lines > 0) {
+    fprintf(stderr, "[sweep] resume: ignored %d lines of %s/results.jsonl that are not rows\n",
+            done->bad_lines, dir);
+  }
+  if (done->csv_rebuilt) {
+    fprintf(stderr, "[sweep] resume: rewrote %s/results.csv from results.jsonl\n", dir);
+  }
+  fprintf(stderr, "[sweep] resume: %d of %d runs already done, %d to run\n", nrun - ntodo, nrun,
+          ntodo);
+}
+
+// the sweep proper, once the plan is valid; returns the exit status
+static int sweep(const sweep_args* a, const tf_sweep_plan* plan) {
+  int status = prepare_folder(a);
+  if (status) return status;
+  int jobs = a->jobs > 0 ? a->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (jobs < 1) jobs = 1;
+  if (write_atomic(a->out, "config.json", plan->source, plan->source_len) ||
+      write_machine(a->out, jobs)) {
+    return TF_EXIT_FAIL;
+  }
+  const char** known = calloc(TF_SWEEP_MAX_TASKS * 64 + 1, sizeof(char*));
+  int* todo = calloc((size_t)plan->nrun + 1, sizeof(int));
+  if (!known || !todo) {
+    free(known);
+    free(todo);
+    fprintf(stderr, "tightfit sweep: out of memory\n");
+    return TF_EXIT_FAIL;
+  }
+  int nknown = tf_sweep_plan_param_columns(plan, known, TF_SWEEP_MAX_TASKS * 64);
+  char err[TF_PATH_MAX + 512];
+  tf_results_done done;
+  memset(&done, 0, sizeof(done));
+  if (a->resume && tf_results_recover(a->out, known, nknown, &done, err, sizeof(err))) {
+    fprintf(stderr, "tightfit sweep: %s\n", err);
+    free(known);
+    free(todo);
+    return TF_EXIT_FAIL;
+  }
+  int ntodo = 0;
+  for (int i = 0; i < plan->nrun; i++) {
+    if (!tf_results_done_has(&done, plan->run[i].id)) todo[ntodo++] = i;
+  }
+  if (a->resume) report_resume(a->out, &done, plan->nrun, ntodo);
+  tf_results_done_free(&done);
+
+  sweep_pool p;
+  memset(&p, 0, sizeof(p));
+  p.plan = plan;
+  p.todo = todo;
+  p.ntodo = ntodo;
+  p.already = plan->nrun - ntodo;
+  if (tf_results_open(&p.results, a->out, known, nknown, err, sizeof(err))) {
+    fprintf(stderr, "tightfit sweep: %s\n", err);
+    free(known);
+    free(todo);
+    return TF_EXIT_FAIL;
+  }
+  free(known);
+  pthread_mutex_init(&p.lock, NULL);
+  pthread_cond_init(&p.changed, NULL);
+  if (ntodo > 0) {
+    int threads = jobs < ntodo ? jobs : ntodo;
+    fprintf(stderr, "[sweep] %d run%s on %d thread%s -> %s\n", ntodo, ntodo == 1 ? "" : "s",
+            threads, threads == 1 ? "" : "s", a->out);
+    if (run_pool(&p, threads, a->out)) status = TF_EXIT_FAIL;
+  }
+  const char* missing = NULL;
+  char first_missing[TF_METRIC_NAME] = "";
+  int nmissing = tf_results_csv_missing(p.results, &missing);
+  if (missing) snprintf(first_missing, sizeof(first_missing), "%s", missing);
+  if (tf_results_close(p.results, err, sizeof(err))) {
+    fprintf(stderr, "tightfit sweep: %s\n", err);
+    status = TF_EXIT_FAIL;
+  }
+  pthread_cond_destroy(&p.changed);
+  pthread_mutex_destroy(&p.lock);
+  free(todo);
+  // rows of another task brought metrics the first row's header lacks: widen the CSV now that
+  // no row is being appended (while the sweep ran, its columns stayed put)
+  int added = 0;
+  if (nmissing > 0 && tf_results_widen(a->out, &added, err, sizeof(err)) == 0) {
+    fprintf(stderr, "[sweep] results.csv: %d column%s added for metrics of later rows (%s%s)\n",
+            added, added == 1 ? "" : "s", first_missing, added > 1 ? ", ..." : "");
+  } else if (nmissing > 0) {
+    fprintf(stderr, "tightfit sweep: %s; %d metric%s (%s%s) only in results.jsonl\n", err, nmissing,
+            nmissing == 1 ? " is" : "s are", first_missing, nmissing > 1 ? ", ..." : "");
+  }
+  if (p.write_failed) {
+    fprintf(stderr, "tightfit sweep: %s; stopped (rerun with --resume)\n", p.write_err);
+    return TF_EXIT_FAIL;
+  }
+  if (p.stop && p.next < p.ntodo) {
+    fprintf(stderr, "[sweep] stopped: %d of %d runs done; rerun with --resume to finish\n",
+            p.already + p.finished, plan->nrun);
+    return EXIT_INTERRUPTED;
+  }
+  if (p.nstart_failed > 1) {
+    fprintf(stderr, "tightfit sweep: %d runs could not start (the first: %s)\n", p.nstart_failed,
+            p.start_err);
+  }
+  if (p.already + p.finished > 0) {
+    if (tf_report_write(a->out, err, sizeof(err))) {
+      fprintf(stderr, "tightfit sweep: report: %s\n", err);
+      if (status == 0) status = TF_EXIT_FAIL;
+    } else {
+      fprintf(stderr, "[sweep] report: %s/report.html\n", a->out);
+    }
+  }
+  if (status == 0 && p.failed > 0) status = TF_EXIT_FAIL;
+  return status;
+}
+
+int tf_cmd_sweep(int argc, char** argv) {
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      sweep_help(stdout);
+      return TF_EXIT_OK;
+    }
+  }
+  sweep_args a;
+  int status = parse_args(argc, argv, &a);
+  if (status) return status;
+  const tf_task_info* tasks[TF_SWEEP_MAX_TASKS * 4];
+  int ntasks = 0;
+  for (int i = 0; i < tf_task_count() && ntasks < (int)(sizeof(tasks) / sizeof(tasks[0])); i++) {
+    tasks[ntasks++] = tf_task_at(i);
+  }
+  tf_sweep_plan plan;
+  char err[2048];
+  // every problem in the config is reported before the folder is touched or anything runs
+  if (tf_sweep_plan_load(&plan, a.config, tasks, ntasks, err, sizeof(err))) {
+    fprintf(stderr, "tightfit sweep: %s\n", err);
+    return TF_EXIT_USAGE;
+  }
+  status = sweep(&a, &plan);
+  tf_sweep_plan_free(&plan);
+  return status;
+}

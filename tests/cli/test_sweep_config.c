@@ -1,0 +1,453 @@
+// The sweep config (cli/sweep_config.c): every error names its JSON path, the expansion's
+// count and order, run ids that stay put when the grid is reordered or extended, and the
+// reproduce command. The tests use two made-up tasks so that they do not move when the real
+// tasks' schemas change.
+//
+// cli/ is not a library (its objects link only into the binary), so the unit under test is
+// compiled into this suite directly.
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sweep_config.c"
+
+static const tf_param_spec alpha_params[] = {
+    {"clearance_um", 100, 0, 500, "um", NULL, "radial clearance"},
+    {"mu", 0.2, 0, 2, "", NULL, "friction"},
+    {"shape", 0, 0, 1, "", "round|square", "peg shape"},
+    {"teeth", 20, 6, 200, "", NULL, "tooth counts", 3, "20,40"},
+};
+static const tf_param_spec beta_params[] = {
+    {"backlash_mm", 0.2, 0, 2, "mm", NULL, "backlash"},
+    {"mu", 0.2, 0, 2, "", NULL, "friction"},
+};
+static const tf_task_info alpha = {"alpha", "test task", alpha_params, 4, 0.002, 0.5};
+static const tf_task_info beta = {"beta", "test task", beta_params, 2, 0.001, 1.0};
+static const tf_task_info* const tasks[] = {&alpha, &beta};
+
+static int parse(tf_sweep_plan* plan, const char* text, char* err, size_t errlen) {
+  return tf_sweep_plan_parse(plan, text, tasks, 2, err, errlen);
+}
+
+// parses text, which must fail with exactly `expected` (or, with prefix = 1, start with it)
+static void expect_error_at(const char* text, const char* expected, int prefix, int line) {
+  tf_sweep_plan plan;
+  char err[2048] = "";
+  int rc = parse(&plan, text, err, sizeof(err));
+  int match = prefix ? strncmp(err, expected, strlen(expected)) == 0 : strcmp(err, expected) == 0;
+  if (rc != -1 || !match) {
+    print_message("line %d: config %s\n  got      '%s' (rc %d)\n  expected '%s'\n", line, text, err,
+                  rc, expected);
+  }
+  assert_int_equal(rc, -1);
+  assert_true(match);
+  // a failed parse leaves an empty plan
+  assert_int_equal(plan.nrun, 0);
+  assert_null(plan.run);
+  tf_sweep_plan_free(&plan);
+}
+#define expect_error(text, expected) expect_error_at(text, expected, 0, __LINE__)
+#define expect_error_prefix(text, expected) expect_error_at(text, expected, 1, __LINE__)
+
+static void parse_ok(tf_sweep_plan* plan, const char* text) {
+  char err[2048] = "";
+  int rc = parse(plan, text, err, sizeof(err));
+  if (rc) print_message("config %s\n  error: %s\n", text, err);
+  assert_int_equal(rc, 0);
+}
+
+// the value of key in run i, or NULL when the key does not apply to the run's task
+static const char* value_of(const tf_sweep_plan* plan, int i, const char* key) {
+  for (int k = 0; k < plan->nkey; k++) {
+    if (strcmp(plan->key[k].name, key) == 0) {
+      int c = plan->run[i].choice[k];
+      return c >= 0 ? plan->key[k].text[c] : NULL;
+    }
+  }
+  return NULL;
+}
+
+// ---------------------------------------------------------------- errors
+
+static void test_errors_grid(void** state) {
+  (void)state;
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [0.001, 0.01, -0.001]}}",
+               "grid.dt[2]: must be > 0 (got -0.001)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [0]}}", "grid.dt[0]: must be > 0 (got 0)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [2]}}",
+               "grid.dt[0]: must be at most 1 s (got 2)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"solvr\": [\"al\"]}}",
+               "grid.solvr: unknown key (valid: solver, dt, substeps, iterations, clearance_um, "
+               "mu, shape, teeth)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": 0.001}}",
+               "grid.dt: must be a list of values (a fixed value goes in \"set\")");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": []}}", "grid.dt: empty list");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [\"fast\"]}}",
+               "grid.dt[0]: must be a number (s)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"solver\": [\"al\", \"foo\"]}}",
+               "grid.solver[1]: must be a solver name (pgs, newton, al, admm)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"solver\": [\"al\", \"al\"]}}",
+               "grid.solver[1]: duplicate of grid.solver[0] (al)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [0.001, 1e-3]}}",
+               "grid.dt[1]: duplicate of grid.dt[0] (0.001)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"seed\": [1]}}",
+               "grid.seed: not a grid key (\"seeds\" belongs at the top level)");
+  expect_error("{\"task\": \"alpha\", \"grid\": [1]}", "grid: must be a JSON object");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [0.001], \"dt\": [0.01]}}",
+               "grid.dt: key given twice");
+}
+
+// numbers a double holds but the option does not, and numbers a double does not hold
+static void test_errors_range(void** state) {
+  (void)state;
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"substeps\": [1e300]}}",
+               "grid.substeps[0]: must be an integer in [1, 1000] (got 1e+300)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"substeps\": [2.5]}}",
+               "grid.substeps[0]: must be an integer in [1, 1000] (got 2.5)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"iterations\": [-1]}}",
+               "grid.iterations[0]: must be an integer in [0, 100000] (got -1)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [1e999]}}",
+               "grid.dt[0]: number out of range (overflows a double)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"clearance_um\": [-1e999]}}",
+               "grid.clearance_um[0]: number out of range (overflows a double)");
+  expect_error("{\"task\": \"alpha\", \"set\": {\"clearance_um\": 1e308}}",
+               "set.clearance_um: task 'alpha': clearance_um must be in [0, 500] um (got 1e+308)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"clearance_um\": [50, 900]}}",
+               "grid.clearance_um[1]: task 'alpha': clearance_um must be in [0, 500] um (got 900)");
+  expect_error("{\"task\": \"alpha\", \"duration\": 1e9}",
+               "duration: must be at most 3600 s (got 1e+09)");
+  expect_error("{\"task\": \"alpha\", \"duration\": -1}", "duration: must be > 0 (got -1)");
+  expect_error("{\"task\": \"alpha\", \"envs\": 1000}",
+               "envs: must be an integer in [1, 256] (got 1000)");
+  expect_error("{\"task\": \"alpha\", \"seeds\": 0}",
+               "seeds: must be an integer in [1, 100000] (got 0)");
+  expect_error("{\"task\": \"alpha\", \"seeds\": [1.5]}",
+               "seeds[0]: must be an integer in [0, 9007199254740992] (got 1.5)");
+  expect_error("{\"task\": \"alpha\", \"seeds\": [3, 1, 3]}",
+               "seeds[2]: duplicate of seeds[0] (3)");
+  expect_error("{\"task\": \"alpha\", \"seeds\": 100000, \"grid\": {\"dt\": [0.001, 0.002]}}",
+               "grid: expands to 200000 runs (at most 100000); split the sweep");
+}
+
+static void test_errors_types(void** state) {
+  (void)state;
+  expect_error("{\"task\": \"alpha\", \"envs\": \"4\"}", "envs: must be an integer");
+  expect_error("{\"task\": \"alpha\", \"duration\": \"1s\"}", "duration: must be a number (s)");
+  expect_error("{\"task\": \"alpha\", \"mode\": \"sim\"}", "mode: must be \"rig\" or \"robot\"");
+  expect_error("{\"task\": \"alpha\", \"seeds\": \"all\"}",
+               "seeds: must be a list of seeds or a count");
+  expect_error("{\"task\": \"alpha\", \"seeds\": []}", "seeds: empty list");
+  expect_error("{\"task\": \"alpha\", \"description\": 7}", "description: must be a string");
+  expect_error("{\"task\": \"alpha\", \"set\": {\"mu\": true}}",
+               "set.mu: must be a number, a name or a list of numbers");
+  expect_error("{\"task\": \"alpha\", \"set\": {\"mu\": null}}",
+               "set.mu: must be a number, a name or a list of numbers");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"teeth\": [[20, \"x\"]]}}",
+               "grid.teeth[0][1]: must be a number");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"teeth\": [[]]}}", "grid.teeth[0]: empty list");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"shape\": [\"round\", \"hex\"]}}",
+               "grid.shape[1]: task 'alpha': shape must be one of round|square (got 'hex')");
+  expect_error("{\"task\": \"alpha\", \"set\": {\"solver\": \"magic\"}}",
+               "set.solver: must be a solver name (pgs, newton, al, admm)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"mu\": [0.1]}, \"set\": {\"mu\": 0.2}}",
+               "set.mu: also in grid (a key is either swept or fixed)");
+  expect_error("{\"task\": \"alpha\", \"colour\": 1}",
+               "colour: unknown key (valid: task, mode, duration, envs, seeds, grid, set, video, "
+               "description)");
+}
+
+static void test_errors_tasks(void** state) {
+  (void)state;
+  expect_error("{\"grid\": {}}", "task: missing (valid: alpha, beta)");
+  expect_error("{\"task\": \"gamma\"}", "task: unknown task 'gamma' (valid: alpha, beta)");
+  expect_error("{\"task\": [\"alpha\", 3]}", "task[1]: must be a task name");
+  expect_error("{\"task\": [\"beta\", \"gamma\"]}",
+               "task[1]: unknown task 'gamma' (valid: alpha, beta)");
+  expect_error("{\"task\": []}", "task: empty list (valid: alpha, beta)");
+  expect_error("{\"task\": [\"alpha\", \"alpha\"]}", "task[1]: task 'alpha' is listed twice");
+  expect_error("{\"task\": {\"name\": \"alpha\"}}",
+               "task: must be a task name or a list of names (valid: alpha, beta)");
+  // a parameter neither task has; the message lists both tasks' parameters once
+  expect_error("{\"task\": [\"alpha\", \"beta\"], \"set\": {\"bogus\": 1}}",
+               "set.bogus: unknown key (valid: solver, dt, substeps, iterations, clearance_um, "
+               "mu, shape, teeth, backlash_mm)");
+  // beta's parameter on alpha alone
+  expect_error_prefix("{\"task\": \"alpha\", \"grid\": {\"backlash_mm\": [0.1]}}",
+                      "grid.backlash_mm: unknown key (valid: solver,");
+  // a shared parameter is checked against every task that has it
+  expect_error("{\"task\": [\"alpha\", \"beta\"], \"grid\": {\"mu\": [0.1, 3]}}",
+               "grid.mu[1]: task 'alpha': mu must be in [0, 2]  (got 3)");
+}
+
+static void test_errors_json(void** state) {
+  (void)state;
+  expect_error_prefix("{\n  \"task\": \"alpha\",\n  \"grid\": {\"dt\": [0.001,]}\n}",
+                      "line 3, column 25: malformed JSON");
+  expect_error("{\"task\": \"alpha\"", "line 1, column 17: malformed JSON (ends too early)");
+  expect_error("{\"task\": \"alpha\"} x", "line 1, column 19: malformed JSON");
+  expect_error("", "empty file (no JSON)");
+  expect_error(" \n\t", "empty file (no JSON)");
+  expect_error("[1, 2]", "(top level): must be a JSON object {\"task\": ..., \"grid\": ...}");
+}
+
+static void test_load_errors(void** state) {
+  (void)state;
+  tf_sweep_plan plan;
+  char err[2048];
+  assert_int_equal(tf_sweep_plan_load(&plan, "/nonexistent/sweep.json", tasks, 2, err, sizeof(err)),
+                   -1);
+  assert_non_null(strstr(err, "/nonexistent/sweep.json"));
+  assert_non_null(strstr(err, "No such file"));
+  tf_sweep_plan_free(&plan);
+
+  char path[] = "/tmp/tightfit_sweep_config_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  const char text[] = "{\"task\": \"alpha\",\n \"grid\": {\"dt\": [0.001, -1]}}";
+  assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+  assert_int_equal(tf_sweep_plan_load(&plan, path, tasks, 2, err, sizeof(err)), -1);
+  char expected[256];
+  snprintf(expected, sizeof(expected), "%s: grid.dt[1]: must be > 0 (got -1)", path);
+  assert_string_equal(err, expected);
+  // an embedded NUL: not a text file
+  assert_int_equal(pwrite(fd, "\0", 1, 3), 1);
+  assert_int_equal(tf_sweep_plan_load(&plan, path, tasks, 2, err, sizeof(err)), -1);
+  assert_non_null(strstr(err, "line 1, column 4: NUL byte"));
+  close(fd);
+  unlink(path);
+}
+
+// ---------------------------------------------------------------- expansion
+
+static void test_minimal(void** state) {
+  (void)state;
+  tf_sweep_plan plan;
+  parse_ok(&plan, "{\"task\": \"alpha\"}");
+  assert_int_equal(plan.nrun, 1);
+  assert_int_equal(plan.envs, 1);
+  assert_int_equal(plan.mode, TF_MODE_RIG);
+  assert_null(plan.video);
+  tf_run_options o;
+  tf_sweep_run_options(&plan, 0, &o);
+  assert_string_equal(o.task, "alpha");
+  assert_int_equal(o.seed, 0);
+  assert_int_equal(o.nset, 0);
+  assert_true(o.physics.dt <= 0);  // the task's default
+  char* cmd = tf_sweep_run_command(&plan, 0);
+  assert_string_equal(cmd, "tightfit run --task alpha --envs 1 --seed 0 --json");
+  free(cmd);
+  assert_int_equal(strlen(plan.run[0].id), 16);
+  assert_int_equal(strspn(plan.run[0].id, "0123456789abcdef"), 16);
+  tf_sweep_plan_free(&plan);
+}
+
+// tasks x grid (last key fastest) x seeds (fastest of all), the count their product
+static void test_order(void** state) {
+  (void)state;
+  tf_sweep_plan plan;
+  parse_ok(&plan,
+           "{\"task\": \"alpha\", \"seeds\": [7, 3], \"grid\": {\"solver\": [\"al\", \"pgs\"], "
+           "\"dt\": [0.001, 0.01], \"clearance_um\": [50, 100, 150]}}");
+  assert_int_equal(plan.nrun, 2 * 2 * 3 * 2);
+  int i = 0;
+  const char* solvers[] = {"al", "pgs"};
+  const char* dts[] = {"0.001", "0.01"};
+  const char* clearances[] = {"50", "100", "150"};
+  const uint64_t seeds[] = {7, 3};
+  for (int s = 0; s < 2; s++) {
+    for (int d = 0; d < 2; d++) {
+      for (int c = 0; c < 3; c++) {
+        for (int k = 0; k < 2; k++, i++) {
+          assert_string_equal(value_of(&plan, i, "solver"), solvers[s]);
+          assert_string_equal(value_of(&plan, i, "dt"), dts[d]);
+          assert_string_equal(value_of(&plan, i, "clearance_um"), clearances[c]);
+          assert_true(plan.run[i].seed == seeds[k]);
+          tf_run_options o;
+          tf_sweep_run_options(&plan, i, &o);
+          assert_int_equal(o.physics.solver, s == 0 ? TF_SOLVER_AL : TF_SOLVER_PGS);
+          assert_true(o.physics.dt == (d == 0 ? 0.001 : 0.01));
+          assert_int_equal(o.nset, 1);
+          assert_string_equal(o.set[0].key, "clearance_um");
+          assert_string_equal(o.set[0].value, clearances[c]);
+        }
+      }
+    }
+  }
+  tf_sweep_plan_free(&plan);
+}
+
+// a parameter only one task has multiplies only that task's runs
+static void test_multi_task(void** state) {
+  (void)state;
+  tf_sweep_plan plan;
+  parse_ok(
+      &plan,
+      "{\"task\": [\"alpha\", \"beta\"], \"seeds\": 2, \"grid\": {\"clearance_um\": [50, 100], "
+      "\"backlash_mm\": [0.1, 0.2, 0.3], \"substeps\": [1, 4]}, \"set\": {\"mu\": 0.5}}");
+  assert_int_equal(plan.nrun, 2 * 2 * 2 + 3 * 2 * 2);
+  for (int i = 0; i < plan.nrun; i++) {
+    int is_alpha = i < 8;
+    assert_int_equal(plan.run[i].task, is_alpha ? 0 : 1);
+    assert_true((value_of(&plan, i, "clearance_um") != NULL) == is_alpha);
+    assert_true((value_of(&plan, i, "backlash_mm") != NULL) == !is_alpha);
+    assert_string_equal(value_of(&plan, i, "mu"), "0.5");
+    tf_run_options o;
+    tf_sweep_run_options(&plan, i, &o);
+    assert_string_equal(o.task, is_alpha ? "alpha" : "beta");
+    assert_int_equal(o.nset, 2);
+  }
+  assert_string_equal(value_of(&plan, 8, "backlash_mm"), "0.1");
+  assert_string_equal(value_of(&plan, 8 + 4, "backlash_mm"), "0.2");
+  const char* columns[16];
+  int n = tf_sweep_plan_param_columns(&plan, columns, 16);
+  assert_int_equal(n, 5);
+  const char* expected[] = {"clearance_um", "mu", "shape", "teeth", "backlash_mm"};
+  for (int i = 0; i < n; i++) assert_string_equal(columns[i], expected[i]);
+  tf_sweep_plan_free(&plan);
+}
+
+// ---------------------------------------------------------------- run ids
+
+// the id of the run with these values in plan (NULL when none)
+static const char* id_of(const tf_sweep_plan* plan, const char* dt, const char* solver,
+                         uint64_t seed) {
+  for (int i = 0; i < plan->nrun; i++) {
+    if (strcmp(value_of(plan, i, "dt"), dt) == 0 &&
+        strcmp(value_of(plan, i, "solver"), solver) == 0 && plan->run[i].seed == seed) {
+      return plan->run[i].id;
+    }
+  }
+  return NULL;
+}
+
+static void test_run_ids(void** state) {
+  (void)state;
+  tf_sweep_plan a, b, c, d;
+  parse_ok(&a,
+           "{\"task\": \"alpha\", \"seeds\": 2, \"grid\": {\"dt\": [0.001, 0.01], "
+           "\"solver\": [\"al\", \"pgs\"]}}");
+  // the same config: the same ids
+  parse_ok(&b,
+           "{\"task\": \"alpha\", \"seeds\": 2, \"grid\": {\"dt\": [0.001, 0.01], "
+           "\"solver\": [\"al\", \"pgs\"]}}");
+  for (int i = 0; i < a.nrun; i++) assert_string_equal(a.run[i].id, b.run[i].id);
+  // all distinct
+  for (int i = 0; i < a.nrun; i++) {
+    for (int j = i + 1; j < a.nrun; j++) assert_string_not_equal(a.run[i].id, a.run[j].id);
+  }
+  // keys in another order, numbers spelled otherwise, seeds as a list, the grid extended:
+  // every run of the first sweep keeps its id
+  parse_ok(&c,
+           "{\"seeds\": [0, 1, 2], \"grid\": {\"solver\": [\"pgs\", \"al\", \"newton\"], "
+           "\"dt\": [1e-3, 0.02, 1.0e-2]}, \"task\": \"alpha\"}");
+  assert_int_equal(c.nrun, 27);
+  for (int i = 0; i < a.nrun; i++) {
+    const char* id = id_of(&c, value_of(&a, i, "dt"), value_of(&a, i, "solver"), a.run[i].seed);
+    assert_non_null(id);
+    assert_string_equal(id, a.run[i].id);
+  }
+  // anything that changes the physics changes the id
+  parse_ok(&d,
+           "{\"task\": \"alpha\", \"seeds\": 2, \"envs\": 2, \"grid\": {\"dt\": [0.001, 0.01], "
+           "\"solver\": [\"al\", \"pgs\"]}}");
+  for (int i = 0; i < a.nrun; i++) assert_string_not_equal(a.run[i].id, d.run[i].id);
+  char canonical[512];
+  size_t n = tf_sweep_run_canonical(&a, 0, canonical, sizeof(canonical));
+  assert_int_equal(n, strlen(canonical));
+  assert_string_equal(canonical,
+                      "task=alpha;mode=rig;duration=default;envs=1;seed=0;dt=0.001;solver=al");
+  // a short buffer still gets the full length back
+  assert_int_equal(tf_sweep_run_canonical(&a, 0, canonical, 8), n);
+  assert_string_equal(canonical, "task=al");
+  // a known value: the hash is part of the results files' format, it must not drift
+  assert_string_equal(a.run[0].id, "af9af6a86687f14f");  // FNV-1a 64 + murmur3 finalizer
+  tf_sweep_plan_free(&a);
+  tf_sweep_plan_free(&b);
+  tf_sweep_plan_free(&c);
+  tf_sweep_plan_free(&d);
+}
+
+// ---------------------------------------------------------------- the command
+
+static void test_command(void** state) {
+  (void)state;
+  tf_sweep_plan plan;
+  parse_ok(&plan,
+           "{\"task\": \"alpha\", \"mode\": \"rig\", \"duration\": 0.25, \"envs\": 4, "
+           "\"seeds\": [12], \"grid\": {\"clearance_um\": [50], \"iterations\": [80], "
+           "\"dt\": [0.001], \"solver\": [\"newton\"], \"substeps\": [4]}, "
+           "\"set\": {\"teeth\": [60, 40, 60.5], \"shape\": \"square\"}, "
+           "\"video\": {\"camera\": \"wide\"}, \"description\": \"a test\"}");
+  assert_int_equal(plan.nrun, 1);
+  char* cmd = tf_sweep_run_command(&plan, 0);
+  // physics flags in a fixed order, then the task parameters in the config's order
+  assert_string_equal(cmd,
+                      "tightfit run --task alpha --solver newton --dt 0.001 --substeps 4 "
+                      "--iterations 80 --duration 0.25 --envs 4 --set clearance_um=50 "
+                      "--set teeth=60,40,60.5 --set shape=square --seed 12 --json");
+  free(cmd);
+  tf_run_options o;
+  tf_sweep_run_options(&plan, 0, &o);
+  assert_int_equal(o.physics.solver, TF_SOLVER_NEWTON);
+  assert_int_equal(o.physics.substeps, 4);
+  assert_int_equal(o.physics.iterations, 80);
+  assert_true(o.duration == 0.25);
+  assert_int_equal(o.envs, 4);
+  assert_int_equal(o.seed, 12);
+  // the video settings are kept as given, for a later command
+  assert_non_null(plan.video);
+  assert_string_equal(cJSON_GetObjectItem(plan.video, "camera")->valuestring, "wide");
+  assert_string_equal(plan.description, "a test");
+  tf_sweep_plan_free(&plan);
+
+  // robot mode shows in the command; a value outside the shell's plain words is quoted
+  FILE* f = NULL;
+  char* text = NULL;
+  size_t size = 0;
+  f = open_memstream(&text, &size);
+  shell_word(f, "a b'c");
+  shell_word(f, " ");
+  shell_word(f, "x=1,2");
+  fclose(f);
+  assert_string_equal(text, "'a b'\\''c'' 'x=1,2");
+  free(text);
+  parse_ok(&plan, "{\"task\": \"alpha\", \"mode\": \"robot\"}");
+  cmd = tf_sweep_run_command(&plan, 0);
+  assert_string_equal(cmd, "tightfit run --task alpha --mode robot --envs 1 --seed 0 --json");
+  free(cmd);
+  tf_sweep_plan_free(&plan);
+}
+
+// number_text: the shortest digits that read back exactly
+static void test_number_text(void** state) {
+  (void)state;
+  char buf[64];
+  const double values[] = {0.001,     1.0 / 60.0, 1e-7, 100,
+                           0.1 + 0.2, 1e300,      -2.5, 123456789012345678.0};
+  for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+    number_text(values[i], buf, sizeof(buf));
+    assert_true(strtod(buf, NULL) == values[i]);
+  }
+  number_text(0.001, buf, sizeof(buf));
+  assert_string_equal(buf, "0.001");
+  number_text(0.1 + 0.2, buf, sizeof(buf));
+  assert_string_equal(buf, "0.30000000000000004");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_errors_grid),  cmocka_unit_test(test_errors_range),
+      cmocka_unit_test(test_errors_types), cmocka_unit_test(test_errors_tasks),
+      cmocka_unit_test(test_errors_json),  cmocka_unit_test(test_load_errors),
+      cmocka_unit_test(test_minimal),      cmocka_unit_test(test_order),
+      cmocka_unit_test(test_multi_task),   cmocka_unit_test(test_run_ids),
+      cmocka_unit_test(test_command),      cmocka_unit_test(test_number_text),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
