@@ -1,5 +1,7 @@
 // Parts benchmark: SDF queries per second for every part at points near its surface; the
-// grid bake of an M16 nut mesh (~20k triangles) at 128 and 256 nodes; and contact generation
+// thread SDF of bolt and nut with its feature table (the default) and with the section search
+// everywhere (sdf=search), and the table's build time and size; the grid bake of an M16 nut
+// mesh (~20k triangles) at 128 and 256 nodes (left out with --quick); and contact generation
 // plus reduction for a nut seated on a bolt: a ~4k-triangle nut mesh against the bolt's
 // analytic SDF, and SDF x SDF. Prints one JSON object; times are the best of several runs.
 #include <math.h>
@@ -89,9 +91,33 @@ static void seated(const tf_part_geometry* bolt, const tf_part_geometry* nut, in
       label, 1e3 * best, candidates, n, nut->nface, covered, turns - 2, last ? "" : ",");
 }
 
-int main(void) {
+// the thread SDF of a default bolt or nut with the feature table and with the search: queries
+// per second, build seconds and params bytes of each (the search variant is left out where
+// the part has no sdf parameter)
+static void thread_sdf(const char* part, int last) {
+  const char* modes[2] = {"table", "search"};
+  printf("    \"%s\": {", part);
+  for (int m = 0; m < 2; m++) {
+    tf_kv kv[] = {{"sdf", modes[m]}};
+    tf_part_geometry g;
+    char err[256];
+    double t0 = now();
+    if (tf_part_build(part, kv, 1, &g, err, sizeof(err))) {
+      printf("%s\"%s\": null", m ? ", " : "", modes[m]);
+      continue;
+    }
+    double built = now() - t0;
+    printf("%s\"%s\": {\"queries_per_s\": %.0f, \"build_s\": %.4f, \"params_bytes\": %zu}",
+           m ? ", " : "", modes[m], queries_per_second(&g), built, g.params_size);
+    tf_part_geometry_free(&g);
+  }
+  printf("}%s\n", last ? "" : ",");
+}
+
+int main(int argc, char** argv) {
   tf_engine_init();
   char err[256];
+  int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   printf("{\n  \"bench\": \"parts\",\n  \"sdf_queries_per_s\": {");
   for (int i = 0; i < tf_part_count(); i++) {
     tf_part_geometry g;
@@ -104,6 +130,10 @@ int main(void) {
     tf_part_geometry_free(&g);
   }
   printf("},\n");
+  printf("  \"thread_sdf\": {\n");
+  thread_sdf("bolt", 0);
+  thread_sdf("nut", 1);
+  printf("  },\n");
 
   tf_kv fine[] = {{"size", "M16"}, {"chord_um", "1"}};
   tf_part_geometry nut;
@@ -113,7 +143,7 @@ int main(void) {
   }
   printf("  \"bake\": {\"mesh\": \"M16 nut\", \"triangles\": %d", nut.nface);
   int sizes[2] = {128, 256};
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < (quick ? 0 : 2); k++) {
     tf_sdf_bake_options opt = tf_sdf_bake_options_default();
     opt.nodes = sizes[k];
     tf_sdf_grid grid;

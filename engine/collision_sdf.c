@@ -54,6 +54,15 @@
 // minimiser the gap is phi1 + phi2 (not f, which is 1.5 times the gap when separated), the
 // normal from a to b is n, and pos the midpoint x + (phi2 - phi1) n / 2. Minimisers closer
 // than a quarter cell with the same normal count once.
+// Repeated features (a field's feature_size, a thread's pitch): the lattice (a seated M16
+// nut's cells are ~6 mm, three pitches) meets only some copies, and found rows on both
+// flanks of 2 of 5 engaged turns. A copy of a contact lies about one spacing away across the
+// surfaces (a thread's next flank is a pitch up the axis, pitch cos 30 deg along its normal),
+// so each minimiser seeds a start one spacing either way along its normal, unless a minimiser
+// with that normal is found within 3/4 of a spacing of the seed already; the minimisers
+// seeds find seed in turn (at most MAX_SEEDS starts, SEED_ITERS steps each: a seed
+// starts next to a copy). The seated nut then has rows on both flanks of all 5 turns, for
+// about twice the evaluations.
 //
 // Mesh x mesh goes through the baked SDF one of them carries (geom sdf of a TF_GEOM_MESH):
 // a's surface in b's SDF, else b's in a's; with neither there is nothing to measure and the
@@ -78,6 +87,11 @@
 #define TRI_TOL 1e-6     // a triangle descent ends when a step gains less, per unit edge length
 #define REFINE_ITERS 24  // field evaluations of one refinement on a curved surface
 #define GD_ITERS 24      // steps of one SDF x SDF descent
+// SDF x SDF: minimisers kept for counting each once, and starts seeded from them along the
+// fields' repeated features (a thread's turns)
+#define MAX_FOUND 256
+#define MAX_SEEDS 192
+#define SEED_ITERS 6  // steps of a seeded descent: it starts by a copy of a minimiser
 
 // small vector helpers inlined here: the passes below run them per vertex and per triangle,
 // thousands of times per pair (engine_math's are out of line)
@@ -672,10 +686,11 @@ static void pair_eval(pair_value* v, const field* f1, const field* f2, const dou
 
 // descends f from x (updated in place, v its fields' values there); returns 1 when it ends
 // between the two surfaces
-static int descend(double x[3], pair_value* v, const field* f1, const field* f2, double cell) {
+static int descend(double x[3], pair_value* v, const field* f1, const field* f2, double cell,
+                   int iters) {
   double alpha = 0.1 * cell, prev_lat[3] = {0, 0, 0}, prev_h[3] = {0, 0, 0};
   int have_prev = 0;
-  for (int it = 0; it < GD_ITERS; it++) {
+  for (int it = 0; it < iters; it++) {
     double d[3], step[3];
     sub3(d, v->g1, v->g2);
     double ld = norm3(d);
@@ -719,9 +734,50 @@ static int descend(double x[3], pair_value* v, const field* f1, const field* f2,
   return norm3(d) >= 1;
 }
 
-// multi-start descent over the overlap of the two boxes; candidates into red
-static void descend_fields(tf_contact_reducer* red, const field* f1, const field* f2,
-                           double margin) {
+// the minimisers found so far (position, normal), to count each once
+typedef struct found_set {
+  double at[MAX_FOUND][6];
+  int n;
+} found_set;
+
+// a minimiser within radius of one found with the same normal
+static int found_near(const found_set* fs, const double pos[3], const double normal[3],
+                      double radius) {
+  for (int m = 0; m < fs->n; m++) {
+    double dd[3];
+    sub3(dd, pos, fs->at[m]);
+    if (norm3(dd) < radius && dot3(normal, fs->at[m] + 3) > 0.99) return 1;
+  }
+  return 0;
+}
+
+// one descent from x unless x is farther than reach from either surface: a new minimiser
+// under margin goes to the reducer and the found set
+static void try_start(tf_contact_reducer* red, found_set* fs, const field* f1, const field* f2,
+                      double x[3], double margin, double reach, double cell, double dedup,
+                      int iters) {
+  pair_value v;
+  pair_eval(&v, f1, f2, x);
+  if (fmax(v.phi1, v.phi2) > margin + reach) return;
+  if (!descend(x, &v, f1, f2, cell, iters)) return;
+  double dist = v.phi1 + v.phi2;
+  if (!(dist < margin)) return;
+  tf_contact_point c;
+  sub3(c.normal, v.g1, v.g2);
+  normalize3(c.normal);
+  for (int k = 0; k < 3; k++) c.pos[k] = x[k] + 0.5 * (v.phi2 - v.phi1) * c.normal[k];
+  c.dist = dist;
+  if (found_near(fs, c.pos, c.normal, dedup) || fs->n == MAX_FOUND) return;
+  copy3(fs->at[fs->n], c.pos);
+  copy3(fs->at[fs->n] + 3, c.normal);
+  fs->n++;
+  tf_reduce_add(red, &c);
+}
+
+// multi-start descent over the overlap of the two boxes; candidates into red. spacing: the
+// fields' repeated features' spacing (0: none), whose copies each get starts of their own
+static void descend_fields(tf_contact_reducer* red, const field* f1, const field* f2, double margin,
+                           double spacing) {
   double lo[3], hi[3], lo2[3], hi2[3], e[3];
   field_world_box(lo, hi, f1);
   field_world_box(lo2, hi2, f2);
@@ -754,36 +810,35 @@ static void descend_fields(tf_contact_reducer* red, const field* f1, const field
   }
   diag = sqrt(diag);
   if (!isfinite(cmin)) cmin = fmax(margin, 1e-9);
-  double found[TF_SDF_MAX_STARTS][6];
-  int nfound = 0;
+  found_set fs;
+  fs.n = 0;
   for (int i = 0; i < n[0]; i++) {
     for (int j = 0; j < n[1]; j++) {
       for (int l = 0; l < n[2]; l++) {
         double x[3] = {lo[0] + (i + 0.5) * step[0], lo[1] + (j + 0.5) * step[1],
                        lo[2] + (l + 0.5) * step[2]};
-        pair_value v;
-        pair_eval(&v, f1, f2, x);
-        if (fmax(v.phi1, v.phi2) > margin + 0.5 * diag) continue;
-        if (!descend(x, &v, f1, f2, cmin)) continue;
-        double dist = v.phi1 + v.phi2;
-        if (!(dist < margin)) continue;
-        tf_contact_point c;
-        sub3(c.normal, v.g1, v.g2);
-        normalize3(c.normal);
-        for (int k = 0; k < 3; k++) c.pos[k] = x[k] + 0.5 * (v.phi2 - v.phi1) * c.normal[k];
-        c.dist = dist;
-        int dup = 0;
-        for (int m = 0; m < nfound && !dup; m++) {
-          double dd[3];
-          sub3(dd, c.pos, found[m]);
-          dup = norm3(dd) < 0.25 * cmin && dot3(c.normal, found[m] + 3) > 0.99;
-        }
-        if (dup) continue;
-        copy3(found[nfound], c.pos);
-        copy3(found[nfound] + 3, c.normal);
-        nfound++;
-        tf_reduce_add(red, &c);
+        try_start(red, &fs, f1, f2, x, margin, 0.5 * diag, cmin, 0.25 * cmin, GD_ITERS);
       }
+    }
+  }
+  // repeated features (a thread's turns): the lattice is far coarser than their spacing and
+  // meets only some of the copies. The next copy of a contact lies about one spacing away
+  // across the surfaces (a thread's next flank is a pitch up the axis, pitch cos(flank
+  // angle) along its normal), so every minimiser found seeds a start one spacing either way
+  // along its normal, and those found in turn seed theirs, until no new copy turns up
+  if (!(spacing > 0) || !(spacing < cmin)) return;
+  int budget = MAX_SEEDS;
+  for (int m = 0; m < fs.n && budget > 0; m++) {
+    for (int side = -1; side <= 1 && budget > 0; side += 2) {
+      double x[3];
+      int inside = 1;
+      for (int k = 0; k < 3; k++) {
+        x[k] = fs.at[m][k] + side * spacing * fs.at[m][3 + k];
+        inside &= x[k] >= lo[k] && x[k] <= hi[k];
+      }
+      if (!inside || found_near(&fs, x, fs.at[m] + 3, 0.75 * spacing)) continue;
+      budget--;
+      try_start(red, &fs, f1, f2, x, margin, spacing, spacing, 0.25 * spacing, SEED_ITERS);
     }
   }
 }
@@ -856,7 +911,7 @@ int tf_collide_plane_sdf(const tf_shape* plane, const tf_shape* sdf, double marg
     sample_shape(&red, &fp, sdf, margin, 1);
   } else if (sdf_present(&sdf->sdf)) {
     field_init(&fs, sdf, FIELD_SDF);
-    descend_fields(&red, &fp, &fs, margin);
+    descend_fields(&red, &fp, &fs, margin, sdf->sdf.feature_size);
   }
   return finish(out, &red, cap, candidates);
 }
@@ -899,7 +954,7 @@ int tf_collide_sdf_sdf(const tf_shape* a, const tf_shape* b, double margin, int 
   if (sdf_present(&a->sdf) && sdf_present(&b->sdf)) {
     field_init(&fa, a, FIELD_SDF);
     field_init(&fb, b, FIELD_SDF);
-    descend_fields(&red, &fa, &fb, margin);
+    descend_fields(&red, &fa, &fb, margin, fmax(a->sdf.feature_size, b->sdf.feature_size));
   }
   return finish(out, &red, cap, candidates);
 }
