@@ -515,7 +515,8 @@ int tf_profile_thread_section(tf_profile_vertex* v, double* segw, int cap,
   int nstat = static_lines(lines + 1, t), nl = 1 + nstat;
   long g = kink_after(t, s, za) - 1;
   int count = 0, started = 0;
-  env_line cur = lines[0];
+  // cur is the active line once started; until then it is only compared, never used
+  env_line cur = thread_line(t, s, g);
   double x = za, w[2], wl[2];
   for (;;) {
     lines[0] = thread_line(t, s, g);

@@ -10,6 +10,9 @@
 //    motion). Then the contact is taken where the paths first meet: its normal, and the
 //    gap measured along that normal between the two body-fixed points, at the current pose.
 //    A fast part cannot skip a thin wall; a part passing an edge is not braked by it.
+//    Meshes and SDFs are not convex, so their farther points are tested one by one: where
+//    one shape carries an SDF the other's surface point is sphere-traced along its relative
+//    path over the step (trace_point), else it closes its gap along the normal.
 // 5. warm start: each contact inherits the impulse of the previous step's contact of the
 //    same geom pair at (nearly) the same body-fixed point.
 #include <math.h>
@@ -19,6 +22,7 @@
 #include "collision_stage.h"
 #include "engine_math.h"
 #include "model_internal.h"
+#include "sdf.h"
 
 // a body is static when it and all its ancestors have no dofs
 static int body_is_static(const tf_model* m, int b) {
@@ -205,16 +209,16 @@ static int add_contact(const tf_model* m, tf_data* d, int g1, int g2, const doub
   return 0;
 }
 
-// contact points of a geom pair found at an advanced pose (time t): each point's two
-// body-fixed surface points are carried back to the current pose
+// contact points of a geom pair found at an advanced pose (time t) within margin of
+// touching: each point's two body-fixed surface points are carried back to the current pose
 static void add_toi_contacts(const tf_model* m, tf_data* d, int g1, int g2, const tf_shape* s1,
                              const tf_shape* s2, const tf_shape_motion* m1,
-                             const tf_shape_motion* m2, double t) {
+                             const tf_shape_motion* m2, double t, double margin) {
   tf_shape a1, a2;
   tf_shape_advance(&a1, s1, m1, t);
   tf_shape_advance(&a2, s2, m2, t);
   tf_contact_point pts[TF_COLLIDE_MAX];
-  int n = tf_collide_n(&a1, &a2, m->opt.min_margin + 1e-9, m->opt.max_pair_contacts, pts, NULL);
+  int n = tf_collide_n(&a1, &a2, margin, m->opt.max_pair_contacts, pts, NULL);
   for (int i = 0; i < n; i++) {
     // surface points at time t, in each geom's frame at time t, then placed with the
     // geom's current pose: the same material points now
@@ -234,6 +238,69 @@ static void add_toi_contacts(const tf_model* m, tf_data* d, int g1, int g2, cons
     // the normal is the one where the paths meet
     if (add_contact(m, d, g1, g2, q1, q2, pts[i].normal, 1)) return;
   }
+}
+
+#define TRACE_ITERS 2048  // field evaluations of one speculative point's path (a point
+                          // gliding along a wall at clearance c takes path / c of them)
+
+static int shape_has_sdf(const tf_shape* s) { return s->sdf.fn != NULL || s->sdf.grid != NULL; }
+
+// A non-convex pair's farther point p closes its gap along p's normal only while the surface
+// ahead is that normal's plane: a peg's tip passing a bore's chamfer, or a peg above the rim
+// at a large step, closes along the edge's oblique normal and yet never meets it (the ghost
+// contact that brakes a part on a surface not in its way). So when one shape carries an SDF,
+// the other shape's surface point is sphere-traced through it along its path relative to the
+// field's material points over the step (first order, as the rest of the speculative test):
+// steps of phi / |v_rel| never pass a surface (phi is 1-Lipschitz). The point becomes a row
+// only if its path really reaches the surface (within tol, as tf_time_of_impact), and then
+// with the normal and the field's surface point where it does, and its gap along that normal
+// now; passing within the always-margin of an edge is not reaching it. Returns 1 with the
+// row's points (p1 on s1, p2 on s2), normal (s1 to s2) and the time it meets, 0 when the
+// path passes, -1 when neither shape has an SDF or the trace ran out of steps (the caller
+// keeps the straight-line test).
+static int trace_point(const tf_shape* s1, const tf_shape_motion* m1, const tf_shape* s2,
+                       const tf_shape_motion* m2, const tf_contact_point* p, double h,
+                       double tol, double p1[3], double p2[3], double normal[3],
+                       double* t_meet) {
+  int field_is_2 = shape_has_sdf(s2);
+  if (!field_is_2 && !shape_has_sdf(s1)) return -1;
+  const tf_shape* f = field_is_2 ? s2 : s1;
+  const tf_shape* x = field_is_2 ? s1 : s2;
+  const tf_shape_motion* mf = field_is_2 ? m2 : m1;
+  const tf_shape_motion* mx = field_is_2 ? m1 : m2;
+  // the other shape's surface point: p's normal points from s1 to s2
+  double q[3], r[3], w[3], vx[3], vf[3], vrel[3];
+  double side = field_is_2 ? -0.5 : 0.5;
+  for (int k = 0; k < 3; k++) q[k] = p->pos[k] + side * p->dist * p->normal[k];
+  tf_vec3_sub(r, q, x->pos);
+  tf_vec3_cross(w, mx->omega, r);
+  tf_vec3_add(vx, mx->vel, w);
+  tf_vec3_sub(r, q, f->pos);
+  tf_vec3_cross(w, mf->omega, r);
+  tf_vec3_add(vf, mf->vel, w);
+  tf_vec3_sub(vrel, vx, vf);
+  double speed = tf_vec3_norm(vrel), t = 0;
+  for (int it = 0; it < TRACE_ITERS; it++) {
+    double at[3], g[3];
+    for (int k = 0; k < 3; k++) at[k] = q[k] + t * vrel[k];
+    double phi = tf_shape_sdf(f, at, g);
+    if (!isfinite(phi)) return -1;
+    if (phi <= tol) {
+      if (tf_vec3_normalize(g) <= 0) return -1;
+      // the field's material point met, and the gradient there pointing out of the field
+      double s[3];
+      for (int k = 0; k < 3; k++) s[k] = at[k] - phi * g[k];
+      double sign = field_is_2 ? -1 : 1;
+      for (int k = 0; k < 3; k++) normal[k] = sign * g[k];
+      tf_vec3_copy(p1, field_is_2 ? q : s);
+      tf_vec3_copy(p2, field_is_2 ? s : q);
+      *t_meet = t;
+      return 1;
+    }
+    if (speed * (h - t) < phi - tol) return 0;
+    t += phi / speed;
+  }
+  return -1;
 }
 
 // narrow phase for one candidate pair
@@ -277,6 +344,7 @@ static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int 
     // manifold's farther points (a tilted box's lifted corners) share the touching face's
     // normal, along which their straight-line approach is their real path: each becomes a
     // row if it closes its gap within the step
+    double t_first = INFINITY;  // earliest meeting of a traced point (non-convex pairs)
     for (int i = 0; i < n; i++) {
       const tf_contact_point* p = &pts[i];
       if (p->dist <= always) continue;
@@ -290,18 +358,38 @@ static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int 
       double closing = tf_vec3_dot(v1, p->normal) - tf_vec3_dot(v2, p->normal);
       if (p->dist - closing * h > always) continue;
       double p1[3], p2[3];
+      if (nonconvex) {
+        double n_meet[3];
+        double t_meet = 0;
+        int met = trace_point(&s1, &m1, &s2, &m2, p, h, 0.25 * m->opt.min_margin, p1, p2, n_meet,
+                              &t_meet);
+        if (met == 0) continue;
+        if (met == 1) {
+          t_first = fmin(t_first, t_meet);
+          if (add_contact(m, d, g1, g2, p1, p2, n_meet, 1)) return;
+          continue;
+        }
+      }
       for (int k = 0; k < 3; k++) {
         p1[k] = p->pos[k] - 0.5 * p->dist * p->normal[k];
         p2[k] = p->pos[k] + 0.5 * p->dist * p->normal[k];
       }
       if (add_contact(m, d, g1, g2, p1, p2, p->normal, 1)) return;
     }
+    // the traced points are the few the reducer kept at the current pose, not the manifold
+    // the shapes will have when they meet (a peg landing flat kept one tip point of its rim
+    // and tilted onto the rest): add that manifold too, as a convex pair's time of impact does
+    if (t_first <= h && !touching) {
+      // at the first meeting the rest of the face lands within the step's remaining reach
+      double rest = (h - t_first) / h * reach;
+      add_toi_contacts(m, d, g1, g2, &s1, &s2, &m1, &m2, t_first, always + rest);
+    }
     return;
   }
   // a separated pair: the farther points count only if the paths over the step really meet
   double normal[3], pa[3], pb[3];
   double t = tf_time_of_impact(&s1, &m1, &s2, &m2, h, 0.25 * m->opt.min_margin, normal, pa, pb);
-  if (t <= h) add_toi_contacts(m, d, g1, g2, &s1, &s2, &m1, &m2, t);
+  if (t <= h) add_toi_contacts(m, d, g1, g2, &s1, &s2, &m1, &m2, t, m->opt.min_margin + 1e-9);
 }
 
 // warm start: impulses of the previous step's contacts at the same body-fixed points

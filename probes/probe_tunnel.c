@@ -16,6 +16,7 @@ void tf_tunnel_init(tf_tunnel_probe* p, double through_m, double flythrough_m) {
   p->travel = 0;
   p->flythrough = 0;
   p->jump_max = 0;
+  p->below_m = TF_TUNNEL_BELOW_SEAT;
 }
 
 void tf_tunnel_observe(tf_tunnel_probe* p, double depth, const double pos[3]) {
@@ -26,9 +27,11 @@ void tf_tunnel_observe(tf_tunnel_probe* p, double depth, const double pos[3]) {
     double dz = pos[2] - p->pos_prev[2];
     p->travel += sqrt(dx * dx + dy * dy + dz * dz);
     // a jump in either direction that ends inside material: the solver let the part skip
-    // over the surface that should have stopped it
+    // over the surface that should have stopped it. "Inside" means deeper than below_m: a
+    // part that lands on its seat in one long step rests a rounding error or a contact's
+    // penetration below it, which is a landing, not a fly-through
     double jump = fabs(depth - p->depth_prev);
-    if (depth < 0) {
+    if (depth < -p->below_m) {
       p->jump_max = fmax(p->jump_max, jump);
       if (jump > p->flythrough_m) p->flythrough = 1;
     }

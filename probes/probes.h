@@ -12,7 +12,10 @@
 #include "tightfit.h"
 
 #define TF_PROBE_MAX_GEARS 4
-#define TF_PROBE_MAX_OVERLAP 4
+#define TF_PROBE_MAX_OVERLAP 12
+// m: how far below its seat a part must end a long step for it to count as a fly-through
+// (contact penetration and rounding stay far under it; a part that flew through does not)
+#define TF_TUNNEL_BELOW_SEAT 1e-4
 
 // ---------------------------------------------------------------- what a task tells the probes
 
@@ -34,7 +37,7 @@ typedef struct tf_probe_spec {
   double seat[3];       // world position of tunnel_body's frame origin when seated
   double through_m;     // through-penetration: final depth below -through_m (default 2e-3)
   double flythrough_m;  // fly-through: a depth change above this in one control step that
-                        // ends below the seat (default 5e-3)
+                        // ends below the seat, deeper than TF_TUNNEL_BELOW_SEAT (default 5e-3)
 
   // overlap: each pair's a-samples in b's SDF and b-samples in a's SDF (a side with no
   // samples or whose other side has no SDF is skipped); a step is "in contact" when the
@@ -72,6 +75,8 @@ typedef struct tf_tunnel_probe {
   double travel;    // path length of the body's frame origin
   int flythrough;   // a fly-through step was seen
   double jump_max;  // largest one-step depth change that ended below the seat
+  double below_m;   // a step ends "below the seat" when its depth is under -below_m
+                    // (TF_TUNNEL_BELOW_SEAT)
 } tf_tunnel_probe;
 
 void tf_tunnel_init(tf_tunnel_probe* p, double through_m, double flythrough_m);

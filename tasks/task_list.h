@@ -5,16 +5,16 @@
 
 #include "task.h"
 
-// task: peg
-// task: boltnut
-// task: gears
+extern const tf_task_info tf_task_peg;
+extern const tf_task_info tf_task_boltnut;
+extern const tf_task_info tf_task_gears;
 extern const tf_task_info tf_task_connectors;
 
 // the list ends with NULL so that the array is never empty
 #define TF_TASK_LIST \
-  /* peg */ \
-  /* boltnut */ \
-  /* gears */ \
+  &tf_task_peg, /* peg */          \
+  &tf_task_boltnut, /* boltnut */      \
+  &tf_task_gears, /* gears */        \
   &tf_task_connectors, /* connectors */   \
   NULL
 #endif  // TF_TASK_LIST_H

@@ -1,0 +1,332 @@
+// The gears task (rig mode): a train of 2 to 4 involute spur gears on a base plate, the input
+// driven by a velocity servo, the followers by their teeth (gears_scene.c builds the rig); or,
+// with impact_speed > 0, the input gear dropped onto its seat down its shaft (tunnelling).
+//
+// Success (DESIGN.md section 3: "followers turn at the tooth-count ratio, sign alternating,
+// slip under 5 %"): the input turned (the gear probe's min_input_turn over its window: a
+// dead drive is no success) and every follower's mean speed ratio over the probe's window is
+// within 5 % of sign_f N_in / N_f (gear_slip.max < 0.05; the sign is part of the ratio, so a
+// follower turning the wrong way is 200 % off). The drop scene succeeds when the gear ends
+// seated: no through-penetration, no fly-through, and its final depth within
+// GEARS_SEATED_TOL of the seat.
+//
+// Task metrics: gears.input_turns, gears.ratio_f<i> (measured mean speed ratio of follower i
+// since the probe's slip_t0), gears.wobble_deg_max (largest tilt of a gear that can tilt),
+// gears.shaft_offset_max_m (largest lateral excursion of a gear from its shaft axis); drop:
+// gears.seat_speed_mps, gears.seat_speed_expected_mps, gears.seat_speed_err (against the
+// analytic sqrt(v0^2 + 2 g d)) and gears.seat_braking (against the same integrator's
+// contact-free fall, so that the integrator's own error is not read as braking), environment
+// 0 only (the centred untilted one; see observe).
+//
+// Colliders, as measured (al, mount=shaft unless said; teeth 60-40-60, module 1.5 mm):
+//   sdf (default): the train transmits at every rate of the gate (1000 to 100 Hz: skipped
+//     teeth <= 0.17, slip <= 0.15 %). On the shafts its SDF x SDF normals at a bore's rim are
+//     the rim's 45 degree corner normals, which brake a tilted gear sliding down its shaft
+//     (drop at 0.5 m/s, 1 ms: tilted 0.16 to 0.19 deg it reaches its seat after 0.14 to
+//     0.22 s instead of 0.043 s; untilted it is not braked).
+//   mesh_sdf: the gear meshes against the fixture's SDFs drop cleanly (no braking at any tilt);
+//     the teeth meet SDF x SDF as under sdf, because sampling one gear's flank mesh in the
+//     other gear's field takes that gear's tip-corner normal (radial to it) at the start of
+//     each engagement: on ideal hinges the train locked after 0.05 rad with the servo at its
+//     cap. At 100 Hz the hub meshes let the gears jump on their shafts (2.3 teeth skipped).
+//   hull: fills every bore and tooth space: gears_hull (gate_gears.c) has what happens.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gears.h"
+#include "seat_speed.h"
+
+static const double pi = 3.14159265358979323846;
+
+#define GEARS_SEATED_TOL 0.2e-3  // m: a dropped gear this close to its seat is seated
+#define GEARS_TOUCH 1e-5         // m: height above the seat that counts as reaching it
+#define GEARS_SLIP_OK 0.05       // DESIGN.md: slip under 5 %
+#define GEARS_SERVO_KV 1.0       // N m s / rad: input servo gain (implicit in the engine)
+#define GEARS_SERVO_TORQUE 2.0   // N m: input servo torque cap
+
+enum {
+  P_MOUNT,
+  P_INPUT_SPEED,
+  P_MODULE,
+  P_TEETH,
+  P_BACKLASH,
+  P_MU,
+  P_COLLIDER,
+  P_IMPACT_SPEED,
+  P_FACE,
+  P_BORE,
+  P_CLEARANCE,
+  P_CHORD,
+  P_N
+};
+
+static const tf_param_spec gears_params[P_N] = {
+    [P_MOUNT] = {"mount", TF_GEARS_SHAFT, 0, 1, "", "hinge|shaft",
+                 "hinge: ideal hinges on the shafts; shaft: free bodies held by their bores on "
+                 "the shafts (radial clearance clearance_um), resting on shoulders"},
+    [P_INPUT_SPEED] = {"input_speed", 5, -100, 100, "rad/s", NULL,
+                       "the input's velocity servo target (ramped up over the first 0.1 s)"},
+    [P_MODULE] = {"module_mm", 1.5, 0.5, 5, "mm", NULL, "module of every gear"},
+    [P_TEETH] = {"teeth", 60, 8, 200, "", NULL,
+                 "tooth counts along the train, input first (2 to 4 gears in a row; signs "
+                 "alternate along it)",
+                 4, "60,40,60"},
+    [P_BACKLASH] = {"backlash_mm", 0.5, 0, 2, "mm", NULL,
+                    "circular backlash of every meshing pair on the pitch circle"},
+    [P_MU] = {"mu", 0.1, 0, 2, "", NULL, "Coulomb friction of every contact (teeth, bore, plate)"},
+    [P_COLLIDER] = {"collider", TF_GEARS_SDF, 0, 2, "", "sdf|mesh_sdf|hull",
+                    "sdf: analytic SDFs (SDF x SDF); mesh_sdf: each gear's mesh sampled in the "
+                    "other part's SDF; hull: convex hulls of the gear meshes (no teeth, no bore)"},
+    [P_IMPACT_SPEED] = {"impact_speed", 0, 0, 50, "m/s", NULL,
+                        "> 0: drop scene: the input gear alone starts 30 mm above its seat on "
+                        "its shaft moving down at this speed, no drive (needs mount=shaft)"},
+    [P_FACE] = {"face_mm", 10, 2, 50, "mm", NULL, "face width of every gear"},
+    [P_BORE] = {"bore_mm", 8, 2, 50, "mm", NULL, "bore diameter of every gear"},
+    [P_CLEARANCE] = {"clearance_um", 50, 1, 2000, "um", NULL,
+                     "radial clearance between a bore and its shaft (mount=shaft)"},
+    [P_CHORD] = {"chord_um", 10, 0.5, 200, "um", NULL,
+                 "chord error of the gear meshes the mesh_sdf and hull colliders use"},
+};
+
+// ---------------------------------------------------------------- build
+
+// the configuration from the parsed values; -1 with a message naming the key
+static int parse_config(tf_gears_config* c, const tf_env* env, const double* v, char* err,
+                        size_t errlen) {
+  memset(c, 0, sizeof(*c));
+  c->mount = (tf_gears_mount)(int)v[P_MOUNT];
+  c->input_speed = v[P_INPUT_SPEED];
+  c->module = v[P_MODULE] * 1e-3;
+  c->backlash = v[P_BACKLASH] * 1e-3;
+  c->mu = v[P_MU];
+  c->collider = (tf_gears_collider)(int)v[P_COLLIDER];
+  c->impact_speed = v[P_IMPACT_SPEED];
+  c->face = v[P_FACE] * 1e-3;
+  c->bore = v[P_BORE] * 1e-3;
+  c->clearance = v[P_CLEARANCE] * 1e-6;
+  c->chord = v[P_CHORD] * 1e-6;
+  c->servo_kv = GEARS_SERVO_KV;
+  c->servo_torque = GEARS_SERVO_TORQUE;
+  double teeth[TF_GEARS_MAX];
+  int n = tf_param_list(&gears_params[P_TEETH], env->set, env->nset, teeth, TF_GEARS_MAX);
+  if (n < 2 || n > TF_GEARS_MAX) {
+    snprintf(err, errlen, "task 'gears': teeth needs 2 to %d tooth counts, input first (got %d)",
+             TF_GEARS_MAX, n < 0 ? 0 : n);
+    return -1;
+  }
+  c->ngear = n;
+  for (int i = 0; i < n; i++) {
+    if (teeth[i] != floor(teeth[i])) {
+      snprintf(err, errlen, "task 'gears': teeth must be whole numbers (got %g)", teeth[i]);
+      return -1;
+    }
+    c->teeth[i] = (int)teeth[i];
+  }
+  if (c->impact_speed > 0 && c->mount == TF_GEARS_HINGE) {
+    snprintf(err, errlen,
+             "task 'gears': impact_speed > 0 (the drop scene) needs mount=shaft: a gear on an "
+             "ideal hinge cannot fall");
+    return -1;
+  }
+  return 0;
+}
+
+// this environment's perturbations: always drawn in the same order (so environment i sees
+// the same numbers whatever the scene), then kept only where the scene has the freedom
+static void perturb(tf_gears_config* c, tf_rng* rng) {
+  int drop = c->impact_speed > 0;
+  for (int i = 0; i < TF_GEARS_MAX; i++) {
+    double r = tf_rng_uniform(rng, 0, 0.5 * c->clearance);
+    double az = tf_rng_uniform(rng, 0, 2 * pi);
+    double tilt = tf_rng_uniform(rng, -TF_GEARS_TILT_MAX, TF_GEARS_TILT_MAX);
+    double tilt_az = tf_rng_uniform(rng, 0, pi);
+    double turn = tf_rng_uniform(rng, -TF_GEARS_TURN_FRACTION, TF_GEARS_TURN_FRACTION);
+    int used = drop ? i == 0 : i < c->ngear;
+    if (!used) continue;
+    if (drop || c->mount == TF_GEARS_SHAFT) {
+      c->offset[i][0] = r * cos(az);
+      c->offset[i][1] = r * sin(az);
+    }
+    if (drop) {
+      c->tilt[i] = tilt;
+      c->tilt_azimuth[i] = tilt_az;
+    } else if (i > 0) {
+      // a follower turned within its backlash (a quarter of the way to either flank at most,
+      // so that two neighbours turned toward each other still leave a gap)
+      c->turn[i] = turn * tf_gear_backlash_angle(c->module, c->teeth[i], c->backlash);
+    }
+  }
+}
+
+static int gears_build(tf_env* env, const double* values, const tf_physics* physics, tf_rng* rng,
+                       char* err, size_t errlen) {
+  tf_gears_state* st = calloc(1, sizeof(tf_gears_state));
+  if (!st) {
+    snprintf(err, errlen, "task 'gears': out of memory");
+    return -1;
+  }
+  env->state = st;
+  tf_gears_config* c = &st->config;
+  if (parse_config(c, env, values, err, errlen)) return -1;
+  if (env->index > 0) perturb(c, rng);
+  tf_gears_scene* s = &st->scene;
+  if (tf_gears_scene_build(s, c, physics, err, errlen)) return -1;
+  env->data = tf_data_create(s->model);
+  if (!env->data) {
+    snprintf(err, errlen, "task 'gears': out of memory");
+    return -1;
+  }
+  tf_gears_scene_reset(s, c, env->data);
+  env->model = s->model;
+  s->model = NULL;  // the runner owns and frees the model
+  tf_gears_scene_probe(s, c, &env->probe);
+  // the state observe compares against
+  tf_kinematics(env->model, env->data);
+  for (int i = 0; i < s->ngear; i++) {
+    memcpy(st->quat_prev[i], env->data->xquat + 4 * s->gear_body[i], sizeof(st->quat_prev[i]));
+  }
+  tf_seat_speed_init(&st->seat, -env->model->opt.gravity[2], GEARS_TOUCH,
+                     s->start_height - s->center[0][2], c->impact_speed);
+  st->seat_speed = NAN;
+  st->substeps = physics->substeps;
+  return 0;
+}
+
+// ---------------------------------------------------------------- control and observe
+
+static void gears_control(tf_env* env) {
+  tf_gears_state* st = env->state;
+  if (st->scene.actuator < 0) return;
+  // a ramp rather than a step: the free gears settle on their shafts while the train takes up
+  // its backlash, instead of one impact on every tooth pair at t = 0
+  double t = env->data->time;
+  double ramp = t < TF_GEARS_RAMP ? t / TF_GEARS_RAMP : 1;
+  env->data->ctrl[st->scene.actuator] = st->config.input_speed * ramp;
+}
+
+// the turn about a world axis between two orientations: the twist of q_now q_prev^-1, wrapped
+// to (-pi, pi]; summed per control step it unwraps a gear's angle
+static double twist(const double q[4], const double p[4], const double axis[3]) {
+  // dq = q * conj(p)
+  double w = q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3];
+  double v[3] = {-q[0] * p[1] + q[1] * p[0] - q[2] * p[3] + q[3] * p[2],
+                 -q[0] * p[2] + q[1] * p[3] + q[2] * p[0] - q[3] * p[1],
+                 -q[0] * p[3] - q[1] * p[2] + q[2] * p[1] + q[3] * p[0]};
+  double a = 2 * atan2(v[0] * axis[0] + v[1] * axis[1] + v[2] * axis[2], w);
+  if (a > pi) a -= 2 * pi;
+  if (a <= -pi) a += 2 * pi;
+  return a;
+}
+
+static void gears_observe(tf_env* env) {
+  tf_gears_state* st = env->state;
+  const tf_gears_scene* s = &st->scene;
+  const tf_gears_config* c = &st->config;
+  const tf_model* m = env->model;
+  const tf_data* d = env->data;
+  static const double up[3] = {0, 0, 1};
+  int drop = c->impact_speed > 0;
+  for (int i = 0; i < s->ngear; i++) {
+    int b = s->gear_body[i];
+    const double* q = d->xquat + 4 * b;
+    st->angle[i] += twist(q, st->quat_prev[i], up);
+    memcpy(st->quat_prev[i], q, sizeof(st->quat_prev[i]));
+    if (drop || c->mount == TF_GEARS_SHAFT) {
+      double cz = fmax(-1, fmin(1, d->xmat[9 * b + 8]));
+      st->wobble_max = fmax(st->wobble_max, acos(cz));
+      double off = hypot(d->xpos[3 * b] - s->center[i][0], d->xpos[3 * b + 1] - s->center[i][1]);
+      st->shaft_offset_max = fmax(st->shaft_offset_max, off);
+    }
+  }
+  if (!st->started && d->time >= env->probe.slip_t0 - 1e-9) {
+    memcpy(st->angle_t0, st->angle, sizeof(st->angle_t0));
+    st->started = 1;
+  }
+  if (drop && !st->touched) {
+    // the approach speed at the last control step before the gear reached its seat,
+    // carried over the remaining height by free fall: what an unbraked gear arrives with
+    int b = s->gear_body[0];
+    double height = d->xpos[3 * b + 2] - s->center[0][2];
+    double speed = -d->qvel[m->jnt_dofadr[m->body_jntadr[b]] + 2];
+    tf_seat_speed_observe(&st->seat, height, speed);
+    if (st->seat.met) {
+      st->touched = 1;
+      st->seat_speed = st->seat.speed;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- finish
+
+// what observe would measure for a gear that nothing touches on its way down: the engine's
+// semi-implicit Euler free fall (v += g h, then x += h v, per physics step), sampled per control
+// step and extrapolated the same way. At 10 ms and 0.5 m/s this alone is 2.3 % under the
+// analytic speed (the integrator moves each step with the step's end velocity), which is not
+// braking; NaN if it never arrives
+
+static void gears_finish(tf_env* env, tf_metrics* out) {
+  tf_gears_state* st = env->state;
+  const tf_gears_config* c = &st->config;
+  const tf_gears_scene* s = &st->scene;
+  const tf_model* m = env->model;
+  tf_metrics_set_text(out, "gears.scene", c->impact_speed > 0 ? "drop" : "train");
+  tf_metrics_set(out, "gears.wobble_deg_max", st->wobble_max * 180 / pi);
+  tf_metrics_set(out, "gears.shaft_offset_max_m", st->shaft_offset_max);
+  if (c->impact_speed > 0) {
+    // the speed check is asked of the centred, untilted environment only
+    double g = -m->opt.gravity[2];
+    double expected = sqrt(c->impact_speed * c->impact_speed + 2 * g * TF_GEARS_DROP_GAP);
+    int centred = env->index == 0;
+    tf_metrics_set(out, "gears.seat_speed_mps", centred ? st->seat_speed : NAN);
+    tf_metrics_set(out, "gears.seat_speed_expected_mps", centred ? expected : NAN);
+    tf_metrics_set(out, "gears.seat_speed_err",
+                   centred ? fabs(st->seat_speed - expected) / expected : NAN);
+    double free = tf_seat_speed_free_fall(c->impact_speed, TF_GEARS_DROP_GAP, g, m->opt.timestep,
+                                          st->substeps, GEARS_TOUCH);
+    tf_metrics_set(out, "gears.seat_speed_free_mps", centred ? free : NAN);
+    tf_metrics_set(out, "gears.seat_braking", centred ? 1 - st->seat_speed / free : NAN);
+    double depth = tf_metrics_get(out, "tunnel.depth_final_m");
+    int seated = tf_metrics_get(out, "tunnel.through") == 0 &&
+                 tf_metrics_get(out, "tunnel.flythrough") == 0 && fabs(depth) <= GEARS_SEATED_TOL;
+    tf_metrics_set_bool(out, "success", seated);
+    return;
+  }
+  tf_metrics_set(out, "gears.input_turns", st->angle[0] / (2 * pi));
+  double input = st->angle[0] - st->angle_t0[0];
+  char name[TF_METRIC_NAME];
+  for (int i = 1; i < s->ngear; i++) {
+    snprintf(name, sizeof(name), "gears.ratio_f%d", i);
+    tf_metrics_set(out, name,
+                   st->started && input != 0 ? (st->angle[i] - st->angle_t0[i]) / input : NAN);
+  }
+  double slip = tf_metrics_get(out, "gear_slip.max");
+  int turns = tf_metrics_get(out, "gear_slip.input_turns") == 1;
+  tf_metrics_set_bool(out, "success", turns && slip < GEARS_SLIP_OK);
+}
+
+static void gears_destroy(tf_env* env) {
+  tf_gears_state* st = env->state;
+  if (!st) return;
+  tf_gears_scene_free(&st->scene);
+  free(st);
+  env->state = NULL;
+}
+
+const tf_task_info tf_task_gears = {
+    .name = "gears",
+    .description =
+        "gear train: 2-4 involute spur gears on shafts, the input driven by a "
+        "velocity servo; followers must turn at the tooth-count ratio (or a gear "
+        "dropped onto its seat: impact_speed > 0)",
+    .params = gears_params,
+    .nparam = P_N,
+    .default_dt = 0.002,
+    .default_duration = 1.5,
+    .build = gears_build,
+    .control = gears_control,
+    .observe = gears_observe,
+    .finish = gears_finish,
+    .destroy = gears_destroy,
+};
