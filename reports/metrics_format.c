@@ -64,7 +64,14 @@ size_t tf_metric_csv_cell(const tf_metric* mi, char* out, size_t n) {
       w = isfinite(mi->value) ? snprintf(out, n, "%.0f", mi->value) : snprintf(out, n, "%s", "");
       break;
     default:
-      w = isfinite(mi->value) ? snprintf(out, n, "%.17g", mi->value) : snprintf(out, n, "%s", "");
+      if (!isfinite(mi->value)) {
+        w = snprintf(out, n, "%s", "");
+        break;
+      }
+      // the shortest of %.15g / %.17g that reads back as the same double: 0.005, not
+      // 0.0050000000000000001, and still exact
+      w = snprintf(out, n, "%.15g", mi->value);
+      if (strtod(out, NULL) != mi->value) w = snprintf(out, n, "%.17g", mi->value);
       break;
   }
   if (w < 0) w = 0;
