@@ -4,7 +4,7 @@
 
 CC ?= cc
 BUILD ?= build
-PKGS := openblas lapacke libcjson libpng qhull_r
+PKGS := openblas lapacke libcjson libpng qhull_r libavcodec libavformat libavutil libswscale
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -13,17 +13,19 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 # trailing struct fields left out of an initializer are zero by the standard (schemas use it)
 CFLAGS_BASE := -std=c11 -g -Wall -Wextra -Werror -Wno-missing-field-initializers \
   -ffp-contract=off -D_DEFAULT_SOURCE \
-  -Iengine -Iassets -Iprobes -Itasks -Ireports -Icli -Itests $(PKG_CFLAGS)
+  -Iengine -Iassets -Iprobes -Icontrollers -Itasks -Ireports -Icli -Itests $(PKG_CFLAGS)
 OPT ?= -O2
 SAN ?=
 VALGRIND ?= 1
 CFLAGS := $(CFLAGS_BASE) $(OPT) $(SAN)
-LDLIBS := $(PKG_LIBS) -lm -lpthread
+# --as-needed: a binary loads only the libraries it calls (the test suites do not load libav)
+LDLIBS := -Wl,--as-needed $(PKG_LIBS) -lm -lpthread
 DEPFLAGS = -MMD -MP
 
 ENGINE_SRC := $(wildcard engine/*.c)
 ASSETS_SRC := $(wildcard assets/*.c)
 PROBES_SRC := $(wildcard probes/*.c)
+CONTROLLERS_SRC := $(wildcard controllers/*.c)
 TASKS_SRC := $(wildcard tasks/*.c tasks/*/*.c)
 REPORTS_SRC := $(wildcard reports/*.c)
 CLI_SRC := $(wildcard cli/*.c)
@@ -34,10 +36,11 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 ENGINE_LIB := $(BUILD)/libtightfit_engine.a
 ASSETS_LIB := $(BUILD)/libtightfit_assets.a
 PROBES_LIB := $(BUILD)/libtightfit_probes.a
+CONTROLLERS_LIB := $(BUILD)/libtightfit_controllers.a
 TASKS_LIB := $(BUILD)/libtightfit_tasks.a
 REPORTS_LIB := $(BUILD)/libtightfit_reports.a
 # link order: a layer before the layers it uses
-LIBS := $(REPORTS_LIB) $(TASKS_LIB) $(PROBES_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
+LIBS := $(REPORTS_LIB) $(TASKS_LIB) $(CONTROLLERS_LIB) $(PROBES_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
 CLI_BIN := $(BUILD)/tightfit
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
@@ -65,6 +68,10 @@ $(ASSETS_LIB): $(call obj,$(ASSETS_SRC))
 	@rm -f $@ && ar rcs $@ $^
 
 $(PROBES_LIB): $(call obj,$(PROBES_SRC))
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+
+$(CONTROLLERS_LIB): $(call obj,$(CONTROLLERS_SRC))
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
 
@@ -139,7 +146,7 @@ fuzz-run: $(FUZZ_BIN)
 clean:
 	rm -rf build out/demo
 
-FORMAT_SRC = $(ENGINE_SRC) $(ASSETS_SRC) $(PROBES_SRC) $(TASKS_SRC) $(REPORTS_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) $(wildcard */*.h */*/*.h)
+FORMAT_SRC = $(ENGINE_SRC) $(ASSETS_SRC) $(PROBES_SRC) $(CONTROLLERS_SRC) $(TASKS_SRC) $(REPORTS_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) $(wildcard */*.h */*/*.h)
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:

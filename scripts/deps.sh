@@ -11,6 +11,7 @@ packages=(
   libcjson-dev               # scene, task and sweep configs; JSON output
   libpng-dev                 # PNG frames and thumbnails
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev  # H.264 MP4 rollout videos
+  ffmpeg                     # ffprobe: tests check the MP4s' codec, size, fps, frame count
   libcmocka-dev              # unit tests and physics gates
   valgrind                   # leak check of the CLI in `make test`
   chromium chromium-driver   # headless check that report.html loads and draws its plots

@@ -22,23 +22,43 @@ for suite in "$@"; do
   fi
 done
 
-if [ "${VALGRIND:-1}" = "1" ] && command -v valgrind >/dev/null 2>&1 && [ -n "${TIGHTFIT_BIN:-}" ]; then
-  echo "== valgrind: tightfit run (leaks and memory errors)"
+skipped=0
+# valgrind over the CLI's run paths (leaks and memory errors). valgrind 3.19 cannot execute
+# an instruction (rdtscp) that a library libavcodec loads runs on some CPUs: then the check
+# cannot run here at all, which is reported as skipped, never as passed
+valgrind_check() {
+  local name=$1
+  shift
+  local log
+  log=$(mktemp)
   if valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect,possible \
       --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=3 \
-      "$TIGHTFIT_BIN" run --scene chain7 --duration 0.05 --json >/dev/null; then
-    echo "[       OK ] valgrind tightfit run"
+      "$@" >/dev/null 2>"$log"; then
+    echo "[       OK ] valgrind $name"
     passed=$((passed + 1))
+  elif grep -q "unhandled instruction bytes" "$log"; then
+    echo "[  SKIPPED ] valgrind $name: valgrind cannot execute an instruction of a library on this CPU"
+    grep -m1 "unhandled instruction bytes" "$log"
+    skipped=$((skipped + 1))
   else
-    echo "[  FAILED  ] valgrind tightfit run"
+    cat "$log"
+    echo "[  FAILED  ] valgrind $name"
     failed=$((failed + 1))
-    failed_suites+=("valgrind")
+    failed_suites+=("valgrind $name")
   fi
+  rm -f "$log"
+}
+
+if [ "${VALGRIND:-1}" = "1" ] && command -v valgrind >/dev/null 2>&1 && [ -n "${TIGHTFIT_BIN:-}" ]; then
+  echo "== valgrind: tightfit run (leaks and memory errors)"
+  valgrind_check "tightfit run --scene" "$TIGHTFIT_BIN" run --scene chain7 --duration 0.05 --json
+  valgrind_check "tightfit run --task" "$TIGHTFIT_BIN" run --task connectors --duration 0.01 \
+    --envs 2 --json
 fi
 
 echo
 if [ ${#failed_suites[@]} -gt 0 ]; then
   echo "failing: ${failed_suites[*]}"
 fi
-echo "tests: $passed passed, $failed failed"
+echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ ${#failed_suites[@]} -eq 0 ]

@@ -154,7 +154,7 @@ static void test_header_and_rows(void** state) {
       "aaaa,peg,0.001,0,50,,ok,true,1.5e-06,"
       "tightfit run --task peg --set clearance_um=50 --seed 0,\n"
       "bbbb,peg,0.002,1,100,,ok,false,,tightfit run --task peg --set clearance_um=100 --seed 1,\n"
-      "cccc,peg,0.0030000000000000001,2,150,,ok,true,4.5000000000000001e-06,"
+      "cccc,peg,0.003,2,150,,ok,true,4.5e-06,"
       "tightfit run --task peg --set clearance_um=150 --seed 2,\n");
   char* jsonl = slurp(dir, "results.jsonl");
   assert_int_equal(count_lines(jsonl), 3);
@@ -367,7 +367,7 @@ static void test_reopen(void** state) {
   char* csv = slurp(dir, "results.csv");
   const char* last = csv + strlen(csv) - 1;
   while (last > csv && last[-1] != '\n') last--;
-  assert_string_equal(last, "dddd,peg,,,,,diverged,,1.9999999999999999e-06,cmd d,\n");
+  assert_string_equal(last, "dddd,peg,,,,,diverged,,2e-06,cmd d,\n");
   free(csv);
   remove_dir(dir);
 }
