@@ -9,6 +9,7 @@ enum { TF_EXIT_OK = 0, TF_EXIT_FAIL = 1, TF_EXIT_USAGE = 2 };
 
 int tf_cmd_run(int argc, char** argv);
 int tf_cmd_run_task(int argc, char** argv);
+int tf_cmd_video(int argc, char** argv);
 int tf_cmd_list(int argc, char** argv);
 int tf_cmd_validate(int argc, char** argv);
 int tf_cmd_asset(int argc, char** argv);

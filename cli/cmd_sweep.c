@@ -26,6 +26,7 @@
 #include "report.h"
 #include "results_file.h"
 #include "sweep_config.h"
+#include "sweep_video.h"
 #include "task.h"
 
 #define MAX_JOBS 1024
@@ -556,6 +557,13 @@ static int sweep(const sweep_args* a, const tf_sweep_plan* plan) {
             p.start_err);
   }
   if (p.already + p.finished > 0) {
+    // the videos the config asks for, before the report that embeds them
+    tf_sweep_video video;
+    if (tf_sweep_video_parse(&video, plan->video, err, sizeof(err)) == 0 &&
+        tf_sweep_video_render(&video, plan, a->out, err, sizeof(err)) < 0) {
+      fprintf(stderr, "tightfit sweep: video: %s\n", err);
+      if (status == 0) status = TF_EXIT_FAIL;
+    }
     if (tf_report_write(a->out, err, sizeof(err))) {
       fprintf(stderr, "tightfit sweep: report: %s\n", err);
       if (status == 0) status = TF_EXIT_FAIL;
@@ -587,6 +595,12 @@ int tf_cmd_sweep(int argc, char** argv) {
   // every problem in the config is reported before the folder is touched or anything runs
   if (tf_sweep_plan_load(&plan, a.config, tasks, ntasks, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: %s\n", err);
+    return TF_EXIT_USAGE;
+  }
+  tf_sweep_video video;
+  if (tf_sweep_video_parse(&video, plan.video, err, sizeof(err))) {
+    fprintf(stderr, "tightfit sweep: %s: %s\n", a.config, err);
+    tf_sweep_plan_free(&plan);
     return TF_EXIT_USAGE;
   }
   status = sweep(&a, &plan);

@@ -21,6 +21,9 @@ void tf_cli_usage(FILE* f) {
           "                      run the contact physics gates and compare with their limits\n"
           "  validate --tasks [--gate NAME] [--json]\n"
           "                      run the assembly tasks' physics gates (seating, threads, gears)\n"
+          "  video --task T [run options] [--camera wide|closeup|grid|px,py,pz,tx,ty,tz,fovy]\n"
+          "      [--fps 30] [--size 640x480] [--threads N] [--thumbnail FILE.png] --out FILE.mp4\n"
+          "                      render a run's rollout headless into an H.264 MP4\n"
           "  asset list [--json] the parametric parts and their parameters\n"
           "  asset export PART [--set key=value ...] --out FILE.obj|FILE.stl [--json]\n"
           "                      write a part's watertight mesh\n"
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "asset") == 0) return tf_cmd_asset(argc - 2, argv + 2);
   if (strcmp(cmd, "sweep") == 0) return tf_cmd_sweep(argc - 2, argv + 2);
   if (strcmp(cmd, "report") == 0) return tf_cmd_report(argc - 2, argv + 2);
+  if (strcmp(cmd, "video") == 0) return tf_cmd_video(argc - 2, argv + 2);
   fprintf(stderr, "tightfit: unknown command '%s'\n", cmd);
   tf_cli_usage(stderr);
   return TF_EXIT_USAGE;

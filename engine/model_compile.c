@@ -292,6 +292,13 @@ static int check_geom(const tf_builder* b, int i, char* err, size_t errlen) {
       def->solimp[1] <= 0 || def->solimp[1] >= 1 || def->solimp[2] <= 0) {
     return fail(err, errlen, "geom '%s': solimp needs 0 < d0, dwidth < 1 and width > 0", name);
   }
+  for (int k = 0; k < 4; k++) {
+    // written as a negated range test so that NaN fails it too
+    if (!(def->rgba[k] >= 0 && def->rgba[k] <= 1)) {
+      return fail(err, errlen, "geom '%s': rgba[%d] must be in [0, 1] (got %g)", name, k,
+                  (double)def->rgba[k]);
+    }
+  }
   return 0;
 }
 
@@ -453,6 +460,7 @@ static void lay_out_model(tf_model* m, layout* l, size_t names_size) {
   TF_DOUBLES(geom_solref, 2 * ng);
   TF_DOUBLES(geom_solimp, 3 * ng);
   TF_DOUBLES(geom_rbound, ng);
+  m->geom_rgba = carve(l, sizeof(float) * 4 * (size_t)ng);
   TF_INTS(hull_vertadr, nh);
   TF_INTS(hull_vertnum, nh);
   TF_INTS(hull_faceadr, nh);
@@ -684,6 +692,7 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
     m->geom_margin[g] = def->margin;
     memcpy(m->geom_solref + 2 * g, def->solref, 2 * sizeof(double));
     memcpy(m->geom_solimp + 3 * g, def->solimp, 3 * sizeof(double));
+    memcpy(m->geom_rgba + 4 * g, def->rgba, 4 * sizeof(float));
     const double* sz = def->size;
     double rbound = 0;
     switch (def->type) {

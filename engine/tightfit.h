@@ -152,6 +152,8 @@ typedef struct tf_geom_def {
   double margin;     // extra detection distance (m) on top of the speculative margin
   double solref[2];  // newton only: time constant (s), damping ratio
   double solimp[3];  // newton only: d0, dwidth, width (m)
+  float rgba[4];     // colour for the renderer, each in [0, 1]; all zero = a fixed palette
+                     // colour picked by body. Alpha is kept but the renderer is opaque.
 } tf_geom_def;
 
 // an analytic signed distance (negative inside) at p in the geom frame, with its gradient
@@ -313,6 +315,7 @@ typedef struct tf_model {
   double* geom_solref;         // (ngeom x 2)
   double* geom_solimp;         // (ngeom x 3)
   double* geom_rbound;         // (ngeom) bounding-sphere radius about the geom origin (0: plane)
+  float* geom_rgba;            // (ngeom x 4) render colour; all zero = palette by body
 
   // hulls (vertices and faces of all hulls, each hull's a contiguous range)
   int* hull_vertadr;        // (nhull)

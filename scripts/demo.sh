@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The built-in demo: a small sweep over all four assembly tasks, three solvers and three
 # timesteps (each task at its default duration), written to OUT (default out/demo):
-# results.csv, results.jsonl, report.html, config.json, machine.json. The config is built
+# results.csv, results.jsonl, report.html, config.json, machine.json, and a close-up video
+# (with a thumbnail) of each task's worst run in videos/, embedded in the report. The config is built
 # in below, so the demo needs no files; `tightfit sweep` writes every file atomically, so an
 # interrupted demo never leaves a half-written one.
 set -euo pipefail
@@ -20,7 +21,8 @@ cat >"$config" <<'JSON'
   "grid": {
     "solver": ["pgs", "newton", "al"],
     "dt": [0.002, 0.005, 0.01]
-  }
+  },
+  "video": {"select": "worst", "camera": "closeup", "fps": 24, "size": "480x360", "max": 4}
 }
 JSON
 
@@ -38,4 +40,4 @@ while IFS= read -r line; do
     "$(field "$line" dt)" "$(field "$line" status)" "$(field "$line" success)" \
     "$(field "$line" steps_per_s)"
 done <"$out/results.jsonl" | sort
-echo "wrote $out/results.csv, $out/results.jsonl and $out/report.html"
+echo "wrote $out/results.csv, $out/results.jsonl, $out/report.html and $(ls "$out"/videos/*.mp4 2>/dev/null | wc -l) videos in $out/videos"

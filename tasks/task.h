@@ -27,10 +27,10 @@ double tf_rng_uniform(tf_rng* rng, double lo, double hi);
 
 // the physics settings a run asks for; a task's build puts them into its model's option
 typedef struct tf_physics {
-  double dt;         // control step (s)
-  int substeps;      // physics steps per control step (model timestep = dt / substeps)
+  double dt;     // control step (s)
+  int substeps;  // physics steps per control step (model timestep = dt / substeps)
   tf_solver_type solver;
-  int iterations;    // solver iteration cap; 0 = the engine's default
+  int iterations;  // solver iteration cap; 0 = the engine's default
 } tf_physics;
 
 // one built environment of a task: its model, data, probe spec and the task's own state
@@ -42,7 +42,7 @@ typedef struct tf_env {
   const double* values;  // the run's parsed task parameters (one per schema entry)
   const tf_kv* set;      // the run's raw key=value pairs (list parameters: tf_param_list)
   int nset;
-  int index;             // environment index within the run (0 = the centred, unperturbed one)
+  int index;  // environment index within the run (0 = the centred, unperturbed one)
 } tf_env;
 
 typedef struct tf_task_info {
@@ -55,8 +55,8 @@ typedef struct tf_task_info {
   // builds environment env->index of a run: the model (timestep dt / substeps, the solver),
   // the data at its initial state (perturbed from rng for index > 0), the probe spec and
   // the task state; returns 0, or -1 with a one-line message
-  int (*build)(tf_env* env, const double* values, const tf_physics* physics, tf_rng* rng,
-               char* err, size_t errlen);
+  int (*build)(tf_env* env, const double* values, const tf_physics* physics, tf_rng* rng, char* err,
+               size_t errlen);
   // before each control step at time d->time: drives, servos, scripted pushes
   void (*control)(tf_env* env);
   // after each control step: the task's own tracking (turns of the nut, seat time ...)
@@ -99,5 +99,21 @@ int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errl
 int tf_task_run_env(const tf_run_options* o, int index, tf_env* env, tf_metrics* out, char* err,
                     size_t errlen);
 void tf_env_free(const tf_task_info* task, tf_env* env);
+
+// stepping one environment control step by control step (videos): begin builds environment
+// `index` of the run at its initial state (probes started); step advances one control step
+// and returns 1 while the run goes on, 0 once its duration is reached or it diverged; finish
+// writes its metrics so far (as tf_task_run's per-environment row); end frees it. The
+// options' set[] strings must outlive the run.
+typedef struct tf_env_run tf_env_run;
+tf_env_run* tf_env_run_begin(const tf_run_options* o, int index, char* err, size_t errlen);
+int tf_env_run_step(tf_env_run* r);
+const tf_env* tf_env_run_env(const tf_env_run* r);
+const tf_probe_set* tf_env_run_probes(const tf_env_run* r);
+const tf_task_info* tf_env_run_task(const tf_env_run* r);
+const tf_physics* tf_env_run_physics(const tf_env_run* r);
+double tf_env_run_duration(const tf_env_run* r);
+void tf_env_run_finish(tf_env_run* r, tf_metrics* out);
+void tf_env_run_end(tf_env_run* r);
 
 #endif  // TF_TASK_H

@@ -98,74 +98,149 @@ void tf_env_free(const tf_task_info* task, tf_env* env) {
   env->model = NULL;
 }
 
-// builds and runs environment `index`; the built env is left for the caller. Returns 0, or
-// -1 when the environment did not build (message in err)
-static int run_one(const tf_task_info* task, const double* values, const tf_run_options* o,
-                   const tf_physics* physics, double duration, int index, tf_env* env,
-                   tf_metrics* out, char* err, size_t errlen) {
-  memset(env, 0, sizeof(*env));
-  env->values = values;
-  env->set = o->set;
-  env->nset = o->nset;
-  env->index = index;
-  tf_probe_spec_default(&env->probe);
-  tf_rng rng;
-  tf_rng_seed(&rng, o->seed, (uint64_t)index);
-  if (task->build(env, values, physics, &rng, err, errlen) || !env->model || !env->data) {
-    tf_env_free(task, env);
-    return -1;
-  }
-  tf_probe_set probes;
-  if (tf_probes_init(&probes, env->model, &env->probe, physics->dt, err, errlen)) {
-    tf_env_free(task, env);
-    return -1;
-  }
-  const tf_model* m = env->model;
-  tf_data* d = env->data;
-  // the control step count: duration / dt rounded to the nearest step (no half steps)
-  long ncontrol = lround(duration / physics->dt);
-  if (ncontrol < 1) ncontrol = 1;
-  tf_kinematics(m, d);
-  // the initial state is the first observation: a part that covers its whole approach in
-  // the first control step (30 mm at 8 m/s and dt = 10 ms) still counts that travel
-  tf_probes_observe_control(&probes, m, d);
-  int diverged = 0;
-  for (long c = 0; c < ncontrol && !diverged; c++) {
-    if (task->control) task->control(env);
-    for (int s = 0; s < physics->substeps && !diverged; s++) {
-      double t0 = wall_clock();
-      int failed = tf_step(m, d) != 0;
-      double wall = wall_clock() - t0;
-      // probes read poses after the step (tf_step leaves the kinematics of its start)
-      tf_kinematics(m, d);
-      tf_probes_observe_step(&probes, m, d, wall, failed);
-      diverged = tf_divergence_diverged(&probes.divergence);
-    }
-    if (diverged) break;
-    if (task->observe) task->observe(env);
-    tf_probes_observe_control(&probes, m, d);
-  }
-  tf_metrics_clear(out);
-  tf_metrics_set_text(out, "status", diverged ? "diverged" : "ok");
-  tf_probes_finish(&probes, out);
-  tf_probes_free(&probes);
-  if (task->finish) task->finish(env, out);
-  // a diverged environment did not succeed, whatever its last state looked like
-  if (diverged) tf_metrics_set_bool(out, "success", 0);
-  return 0;
-}
-
-int tf_task_run_env(const tf_run_options* o, int index, tf_env* env, tf_metrics* out, char* err,
-                    size_t errlen) {
+struct tf_env_run {
   const tf_task_info* task;
   double values[MAX_PARAMS];
   tf_physics physics;
   double duration;
-  if (resolve(o, &task, values, &physics, &duration, err, errlen)) return -1;
-  int rc = run_one(task, values, o, &physics, duration, index, env, out, err, errlen);
-  // the values live on this stack: the caller inspects model, data and state only
+  tf_run_options options;  // a copy: the caller's set[] strings must outlive the run
+  tf_env env;
+  tf_probe_set probes;
+  long ncontrol, control;
+  int diverged;
+};
+
+// builds environment `index` of a resolved run into r (probes started on its initial state);
+// 0, or -1 with the task's message (r's env freed)
+static int env_run_start(tf_env_run* r, int index, char* err, size_t errlen) {
+  tf_env* env = &r->env;
+  memset(env, 0, sizeof(*env));
+  env->values = r->values;
+  env->set = r->options.set;
+  env->nset = r->options.nset;
+  env->index = index;
+  tf_probe_spec_default(&env->probe);
+  tf_rng rng;
+  tf_rng_seed(&rng, r->options.seed, (uint64_t)index);
+  if (r->task->build(env, r->values, &r->physics, &rng, err, errlen) || !env->model || !env->data) {
+    tf_env_free(r->task, env);
+    return -1;
+  }
+  if (tf_probes_init(&r->probes, env->model, &env->probe, r->physics.dt, err, errlen)) {
+    tf_env_free(r->task, env);
+    return -1;
+  }
+  // the control step count: duration / dt rounded to the nearest step (no half steps)
+  r->ncontrol = lround(r->duration / r->physics.dt);
+  if (r->ncontrol < 1) r->ncontrol = 1;
+  r->control = 0;
+  r->diverged = 0;
+  tf_kinematics(env->model, env->data);
+  // the initial state is the first observation: a part that covers its whole approach in
+  // the first control step (30 mm at 8 m/s and dt = 10 ms) still counts that travel
+  tf_probes_observe_control(&r->probes, env->model, env->data);
+  return 0;
+}
+
+int tf_env_run_step(tf_env_run* r) {
+  if (r->diverged || r->control >= r->ncontrol) return 0;
+  tf_env* env = &r->env;
+  const tf_model* m = env->model;
+  tf_data* d = env->data;
+  if (r->task->control) r->task->control(env);
+  for (int s = 0; s < r->physics.substeps && !r->diverged; s++) {
+    double t0 = wall_clock();
+    int failed = tf_step(m, d) != 0;
+    double wall = wall_clock() - t0;
+    // probes read poses after the step (tf_step leaves the kinematics of its start)
+    tf_kinematics(m, d);
+    tf_probes_observe_step(&r->probes, m, d, wall, failed);
+    r->diverged = tf_divergence_diverged(&r->probes.divergence);
+  }
+  r->control++;
+  if (r->diverged) return 0;
+  if (r->task->observe) r->task->observe(env);
+  tf_probes_observe_control(&r->probes, m, d);
+  return r->control < r->ncontrol;
+}
+
+// the environment's metrics so far: status, the probes, the task's own
+static void env_run_metrics(tf_env_run* r, tf_metrics* out) {
+  tf_metrics_clear(out);
+  tf_metrics_set_text(out, "status", r->diverged ? "diverged" : "ok");
+  tf_probes_finish(&r->probes, out);
+  if (r->task->finish) r->task->finish(&r->env, out);
+  // a diverged environment did not succeed, whatever its last state looked like
+  if (r->diverged) tf_metrics_set_bool(out, "success", 0);
+}
+
+// builds and runs environment `index`; the built env is left for the caller. Returns 0, or
+// -1 when the environment did not build (message in err)
+static int run_one(tf_env_run* r, int index, tf_env* env, tf_metrics* out, char* err,
+                   size_t errlen) {
+  if (env_run_start(r, index, err, errlen)) return -1;
+  while (tf_env_run_step(r)) {
+  }
+  env_run_metrics(r, out);
+  tf_probes_free(&r->probes);
+  *env = r->env;
+  return 0;
+}
+
+// a run resolved from options (values parsed, settings checked), nothing built yet
+static tf_env_run* env_run_resolve(const tf_run_options* o, char* err, size_t errlen) {
+  tf_env_run* r = calloc(1, sizeof(*r));
+  if (!r) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  r->options = *o;
+  if (resolve(o, &r->task, r->values, &r->physics, &r->duration, err, errlen)) {
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+int tf_task_run_env(const tf_run_options* o, int index, tf_env* env, tf_metrics* out, char* err,
+                    size_t errlen) {
+  tf_env_run* r = env_run_resolve(o, err, errlen);
+  if (!r) return -1;
+  int rc = run_one(r, index, env, out, err, errlen);
+  // the values live in r: the caller inspects model, data and state only
   env->values = NULL;
+  free(r);
   return rc;
+}
+
+tf_env_run* tf_env_run_begin(const tf_run_options* o, int index, char* err, size_t errlen) {
+  tf_env_run* r = env_run_resolve(o, err, errlen);
+  if (!r) return NULL;
+  if (index < 0 || index >= o->envs) {
+    snprintf(err, errlen, "environment %d out of range [0, %d)", index, o->envs);
+    free(r);
+    return NULL;
+  }
+  if (env_run_start(r, index, err, errlen)) {
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+const tf_env* tf_env_run_env(const tf_env_run* r) { return &r->env; }
+const tf_probe_set* tf_env_run_probes(const tf_env_run* r) { return &r->probes; }
+const tf_task_info* tf_env_run_task(const tf_env_run* r) { return r->task; }
+const tf_physics* tf_env_run_physics(const tf_env_run* r) { return &r->physics; }
+double tf_env_run_duration(const tf_env_run* r) { return r->duration; }
+
+void tf_env_run_finish(tf_env_run* r, tf_metrics* out) { env_run_metrics(r, out); }
+
+void tf_env_run_end(tf_env_run* r) {
+  if (!r) return;
+  tf_probes_free(&r->probes);
+  tf_env_free(r->task, &r->env);
+  free(r);
 }
 
 // the row's leading columns: what was run
@@ -209,16 +284,15 @@ static void run_columns(tf_metrics* row, const tf_run_options* o, const tf_task_
 }
 
 int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errlen) {
-  const tf_task_info* task;
-  double values[MAX_PARAMS];
-  tf_physics physics;
-  double duration;
-  if (resolve(o, &task, values, &physics, &duration, err, errlen)) return -1;
+  tf_env_run* r = env_run_resolve(o, err, errlen);
+  if (!r) return -1;
+  const tf_task_info* task = r->task;
   tf_metrics* per_env = malloc(sizeof(tf_metrics) * (size_t)o->envs);
   tf_metrics* merged = malloc(sizeof(tf_metrics));
   if (!per_env || !merged) {
     free(per_env);
     free(merged);
+    free(r);
     snprintf(err, errlen, "out of memory");
     return -1;
   }
@@ -226,8 +300,7 @@ int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errl
   int built = 1, ndiverged = 0, nsuccess = 0;
   for (int i = 0; i < o->envs && built; i++) {
     tf_env env;
-    if (run_one(task, values, o, &physics, duration, i, &env, &per_env[i], build_err,
-                sizeof(build_err))) {
+    if (run_one(r, i, &env, &per_env[i], build_err, sizeof(build_err))) {
       built = 0;
       break;
     }
@@ -237,7 +310,7 @@ int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errl
     if (tf_metrics_get(&per_env[i], "success") == 1) nsuccess++;
   }
   tf_metrics_clear(out);
-  run_columns(out, o, task, values, &physics, duration);
+  run_columns(out, o, task, r->values, &r->physics, r->duration);
   if (!built) {
     // a configuration the task cannot build (e.g. parts that do not fit): a row that says so
     tf_metrics_set_text(out, "status", "failed");
@@ -267,5 +340,6 @@ int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errl
   }
   free(per_env);
   free(merged);
+  free(r);
   return 0;
 }

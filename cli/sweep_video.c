@@ -1,0 +1,164 @@
+// The videos a sweep renders after its runs (see sweep_video.h).
+#include "sweep_video.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "results_load.h"
+
+int tf_sweep_video_parse(tf_sweep_video* v, const cJSON* section, char* err, size_t errlen) {
+  memset(v, 0, sizeof(*v));
+  tf_video_options_default(&v->options);
+  v->max = 8;
+  if (!section) return 0;
+  if (!cJSON_IsObject(section)) {
+    snprintf(err, errlen, "video: must be an object");
+    return -1;
+  }
+  v->on = 1;
+  const cJSON* item;
+  cJSON_ArrayForEach(item, section) {
+    const char* key = item->string;
+    if (strcmp(key, "select") == 0) {
+      static const char* const names[] = {"worst", "best", "both", "failed", "all"};
+      int found = -1;
+      for (int k = 0; k < 5 && cJSON_IsString(item); k++) {
+        if (strcmp(item->valuestring, names[k]) == 0) found = k;
+      }
+      if (found < 0) {
+        snprintf(err, errlen, "video.select: must be one of worst, best, both, failed, all");
+        return -1;
+      }
+      v->pick = (tf_pick)found;
+    } else if (strcmp(key, "camera") == 0) {
+      const char* c = cJSON_IsString(item) ? item->valuestring : "";
+      if (strcmp(c, "closeup") == 0) {
+        v->options.view = TF_VIEW_CLOSEUP;
+      } else if (strcmp(c, "wide") == 0) {
+        v->options.view = TF_VIEW_WIDE;
+      } else if (strcmp(c, "grid") == 0) {
+        v->options.view = TF_VIEW_GRID;
+      } else {
+        snprintf(err, errlen, "video.camera: must be closeup, wide or grid");
+        return -1;
+      }
+    } else if (strcmp(key, "fps") == 0 || strcmp(key, "max") == 0) {
+      double x = cJSON_IsNumber(item) ? item->valuedouble : NAN;
+      int is_fps = strcmp(key, "fps") == 0;
+      double hi = is_fps ? 240 : 1000;
+      if (!(x >= 1 && x <= hi) || x != floor(x)) {
+        snprintf(err, errlen, "video.%s: must be a whole number in [1, %g]", key, hi);
+        return -1;
+      }
+      if (is_fps) {
+        v->options.fps = (int)x;
+      } else {
+        v->max = (int)x;
+      }
+    } else if (strcmp(key, "size") == 0) {
+      int w = 0, h = 0;
+      char tail = 0;
+      if (!cJSON_IsString(item) || sscanf(item->valuestring, "%dx%d%c", &w, &h, &tail) != 2 ||
+          w < 16 || h < 16 || w > 4096 || h > 4096 || w % 2 || h % 2) {
+        snprintf(err, errlen, "video.size: must be \"WIDTHxHEIGHT\", even, 16 to 4096");
+        return -1;
+      }
+      v->options.width = w, v->options.height = h;
+    } else {
+      snprintf(err, errlen, "video.%s: unknown key (valid: select, camera, fps, size, max)", key);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+// how bad a run was: larger is worse (failed / diverged, missed, tunnelled, slip, overlap)
+static double badness(const cJSON* row) {
+  const char* status = tf_results_text(row, "status");
+  int success = 0;
+  tf_results_bool(row, "success", &success);
+  double score = 0, x;
+  if (!status || strcmp(status, "ok") != 0) score += 1e6;
+  if (!success) score += 1e5;
+  if (tf_results_number(row, "tunnel.through", &x)) score += 1e3 * x;
+  if (tf_results_number(row, "tunnel.flythrough", &x)) score += 1e3 * x;
+  if (tf_results_number(row, "gear_slip.skipped_teeth", &x)) score += fmin(x, 100);
+  if (tf_results_number(row, "overlap.peak_m", &x)) score += fmin(1e3 * x, 100);
+  return score;
+}
+
+static int run_index(const tf_sweep_plan* plan, const char* id) {
+  for (int i = 0; id && i < plan->nrun; i++) {
+    if (strcmp(plan->run[i].id, id) == 0) return i;
+  }
+  return -1;
+}
+
+int tf_sweep_video_render(const tf_sweep_video* v, const tf_sweep_plan* plan, const char* dir,
+                          char* err, size_t errlen) {
+  if (!v->on) return 0;
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+  tf_results res;
+  if (tf_results_load(&res, path, err, errlen)) return -1;
+  // the chosen rows, as indices into res.row
+  int* chosen = calloc((size_t)res.nrow + 1, sizeof(int));
+  if (!chosen) {
+    tf_results_free(&res);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  int nchosen = 0;
+  if (v->pick == TF_PICK_ALL || v->pick == TF_PICK_FAILED) {
+    for (int i = 0; i < res.nrow; i++) {
+      if (v->pick == TF_PICK_ALL || badness(res.row[i]) >= 1e3) chosen[nchosen++] = i;
+    }
+  } else {
+    for (int t = 0; t < plan->ntask; t++) {
+      int best = -1, worst = -1;
+      for (int i = 0; i < res.nrow; i++) {
+        const char* task = tf_results_text(res.row[i], "task");
+        if (!task || strcmp(task, plan->task[t]->name) != 0) continue;
+        // ties keep the first row in the file: deterministic for a given results.jsonl
+        if (best < 0 || badness(res.row[i]) < badness(res.row[best])) best = i;
+        if (worst < 0 || badness(res.row[i]) > badness(res.row[worst])) worst = i;
+      }
+      if (v->pick != TF_PICK_BEST && worst >= 0) chosen[nchosen++] = worst;
+      if (v->pick != TF_PICK_WORST && best >= 0 && best != worst) chosen[nchosen++] = best;
+    }
+  }
+  if (nchosen > v->max) nchosen = v->max;
+  snprintf(path, sizeof(path), "%s/videos", dir);
+  if (nchosen > 0 && mkdir(path, 0755) != 0 && errno != EEXIST) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    free(chosen);
+    tf_results_free(&res);
+    return -1;
+  }
+  int written = 0, rc = 0;
+  for (int k = 0; k < nchosen && rc == 0; k++) {
+    const char* id = tf_results_text(res.row[chosen[k]], "run_id");
+    int run = run_index(plan, id);
+    if (run < 0) continue;  // a row of an older config resumed into this folder
+    tf_run_options o;
+    tf_sweep_run_options(plan, run, &o);
+    char mp4[4096 + 64], png[4096 + 64];
+    snprintf(mp4, sizeof(mp4), "%s/videos/%s.mp4", dir, id);
+    snprintf(png, sizeof(png), "%s/videos/%s.png", dir, id);
+    tf_video_options opt = v->options;
+    opt.thumbnail = png;
+    fprintf(stderr, "[sweep] video %d/%d: %s\n", k + 1, nchosen, mp4);
+    if (tf_video_render_run(&o, &opt, mp4, NULL, err, errlen)) {
+      rc = -1;
+    } else {
+      written++;
+    }
+  }
+  free(chosen);
+  tf_results_free(&res);
+  return rc ? -1 : written;
+}
