@@ -58,6 +58,10 @@ typedef struct tf_contact_point {
   double pos[3];     // midpoint between the two surfaces
   double normal[3];  // unit, from shape a to shape b
   double dist;       // signed gap along normal
+  // set by tf_collide_n: whose surface the point was sampled on, in the other's field, where a
+  // pair samples both ways (collision_sdf.c): -1 a's, +1 b's; 0 for every other pair, whose
+  // sampled side (if any) the pair's types imply
+  int side;
 } tf_contact_point;
 
 // the maximum number of points a convex pair function writes

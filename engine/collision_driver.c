@@ -257,12 +257,16 @@ static int shape_has_sdf(const tf_shape* s) { return s->sdf.fn != NULL || s->sdf
 // now; passing within the always-margin of an edge is not reaching it. Returns 1 with the
 // row's points (p1 on s1, p2 on s2), normal (s1 to s2) and the time it meets, 0 when the
 // path passes, -1 when neither shape has an SDF or the trace ran out of steps (the caller
-// keeps the straight-line test).
+// keeps the straight-line test). The field is s2's when it has one, else s1's; a point of a
+// pair sampled both ways says whose surface it lies on (p->side), and is traced through the
+// other's field, the one it was measured in: traced through the peg's own field, the hole
+// floor's point under a landing peg met the peg's chamfer and took its 45 deg normal.
 static int trace_point(const tf_shape* s1, const tf_shape_motion* m1, const tf_shape* s2,
                        const tf_shape_motion* m2, const tf_contact_point* p, double h,
                        double tol, double p1[3], double p2[3], double normal[3],
                        double* t_meet) {
   int field_is_2 = shape_has_sdf(s2);
+  if (p->side > 0 && shape_has_sdf(s1)) field_is_2 = 0;  // s2's point, measured in s1's field
   if (!field_is_2 && !shape_has_sdf(s1)) return -1;
   const tf_shape* f = field_is_2 ? s2 : s1;
   const tf_shape* x = field_is_2 ? s1 : s2;

@@ -25,7 +25,8 @@ int tf_collide_primitive_mesh(const tf_shape* a, const tf_shape* mesh, double ma
 // the mesh's surface against the hull's face-plane bound (tf_hull_sdf_bound)
 int tf_collide_hull_mesh(const tf_shape* hull, const tf_shape* mesh, double margin, int cap,
                          tf_contact_point* out, int* candidates);
-// two meshes: a's surface in b's baked SDF, else b's surface in a's; neither baked: no points
+// two meshes: both baked, a's surface in b's SDF and b's in a's (two-way, unless a field has
+// repeated features); one baked, the other's surface in it; neither baked: no points
 int tf_collide_mesh_mesh(const tf_shape* a, const tf_shape* b, double margin, int cap,
                          tf_contact_point* out, int* candidates);
 // a plane against an SDF: the SDF's surface mesh against the plane when it carries one, else
@@ -36,6 +37,11 @@ int tf_collide_plane_sdf(const tf_shape* plane, const tf_shape* sdf, double marg
 // or its tessellation) in the SDF; a sphere in an exact SDF (error_bound 0) in closed form
 int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, int cap,
                          tf_contact_point* out, int* candidates);
+// a mesh against an SDF: two-way sampling (the mesh's surface in the SDF, the SDF's surface
+// mesh in the mesh's own SDF, one reducer) when the mesh carries an SDF and the SDF a surface
+// mesh and neither field has repeated features; otherwise as tf_collide_shape_sdf
+int tf_collide_mesh_sdf(const tf_shape* mesh, const tf_shape* sdf, double margin, int cap,
+                        tf_contact_point* out, int* candidates);
 // two SDFs: multi-start descent on phi1 + phi2 + |max(phi1, phi2)| over the overlap box
 int tf_collide_sdf_sdf(const tf_shape* a, const tf_shape* b, double margin, int cap,
                        tf_contact_point* out, int* candidates);

@@ -4,13 +4,19 @@
 // of what comes back. Pairs without a closed form go to the general convex code; pairs with an
 // SDF or a triangle mesh go to collision_sdf.c, which finds many candidates and reduces them
 // to the per-pair cap itself. A geom may carry both a mesh and an SDF: the entry picks which
-// one a pair uses.
+// one a pair uses. The geom's type says what it is first: two TF_GEOM_SDF geoms meet by
+// descent on both fields (the `sdf` collider), whatever meshes their SDFs carry; a
+// TF_GEOM_MESH is a surface sampled in the other's field, and when it carries its own SDF
+// and the other shape a surface mesh, the other's surface is sampled in its field too
+// (two-way sampling, collision_sdf.c; both meshes baked likewise). A mesh without an SDF, or
+// an SDF without a mesh, keeps one-way sampling.
 //
 // Two kinds of entry: a "few" function writes at most TF_MAX_PAIR_CONTACTS points and knows no
 // cap (tf_collide_n reduces its points with contact_reduce.h when they exceed the cap), a
 // "many" function takes the cap and reports its candidate count.
 #include <assert.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "collision.h"
 #include "collision_convex.h"
@@ -88,7 +94,7 @@ static const pair_entry pair_table[TF_GEOM_NTYPE][TF_GEOM_NTYPE] = {
     [TF_GEOM_MESH] =
         {
             [TF_GEOM_MESH] = MANY(tf_collide_mesh_mesh),
-            [TF_GEOM_SDF] = MANY(tf_collide_shape_sdf),
+            [TF_GEOM_SDF] = MANY(tf_collide_mesh_sdf),
         },
     [TF_GEOM_SDF] =
         {
@@ -116,10 +122,15 @@ static int run_entry(const pair_entry* e, const tf_shape* a, const tf_shape* b, 
                      int cap, tf_contact_point* out, int* candidates) {
   if (e->many) return e->many(a, b, margin, cap, out, candidates);
   tf_contact_point few[TF_MAX_PAIR_CONTACTS];
+  memset(few, 0, sizeof(few));  // the same bytes (padding too) whatever a function leaves unset
   int n = e->few(a, b, margin, few);
   *candidates = n;
-  if (n > cap) return tf_contact_reduce(out, few, n, cap, a->mat, NULL);
-  for (int i = 0; i < n; i++) out[i] = few[i];
+  if (n > cap) {
+    n = tf_contact_reduce(out, few, n, cap, a->mat, NULL);
+  } else {
+    for (int i = 0; i < n; i++) out[i] = few[i];
+  }
+  for (int i = 0; i < n; i++) out[i].side = 0;  // closed forms and convex pairs sample nothing
   return n;
 }
 
@@ -136,6 +147,7 @@ int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
       n = run_entry(e, b, a, margin, cap, out, &found);
       for (int i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) out[i].normal[k] = -out[i].normal[k];
+        out[i].side = -out[i].side;
       }
     }
   }

@@ -14,9 +14,12 @@
 // The plug's inertia is that of a uniform box the size of its shell (the pins' share is small
 // and the cable a real plug carries is not modelled), with the mass as given.
 //
-// Geoms. The colliders are what the `collider` option says and nothing more (a mesh or a hull
-// carries no SDF, so no collider can take it for a field). Each body also carries a geom that
-// never collides, holding the part's analytic SDF: the overlap probe measures in those, so the
+// Geoms. The colliders are what the `collider` option says: sdf, both analytic SDFs; mesh_sdf,
+// the plug's mesh carrying the plug's SDF against the socket's SDF carrying its mesh, which
+// the pair table samples both ways (engine/collision_sdf.c: the plug's face in the socket's
+// field, and the socket's floor in the plug's, which the plug's outline, nearer the walls,
+// never sees); hull, the hulls, carrying no SDF. Each body also carries a geom that never
+// collides, holding the part's analytic SDF: the overlap probe measures in those, so the
 // measurement is the same whichever collider ran. Its samples come from meshes of both parts
 // built 16 times finer than the colliders' (connectors_samples.c).
 #include <math.h>
@@ -61,8 +64,8 @@ static int add_part(tf_builder* b, const char* name, const tf_part_geometry* g, 
   return tf_builder_add_sdf(b, &def);
 }
 
-// the part's collision geom on `body`: its SDF, its mesh sampled in the other's SDF, or its
-// hull; meshes and hulls carry no SDF, so that no collider can mistake one for a field
+// the part's collision geom on `body`: its SDF, its mesh carrying its SDF (sampled both ways
+// against the other's SDF), or its hull, which carries no SDF
 static int add_collider(tf_builder* b, const char* name, int body, const tf_part_geometry* g,
                         int sdf, int mesh, tf_connectors_collider collider, int moving, double mu) {
   tf_geom_def geom = tf_geom_def_default();
@@ -77,6 +80,7 @@ static int add_collider(tf_builder* b, const char* name, int body, const tf_part
   } else if (collider == TF_CONNECTORS_MESH_SDF && moving) {
     geom.type = TF_GEOM_MESH;
     geom.mesh = mesh;
+    geom.sdf = sdf;
   } else {
     geom.type = TF_GEOM_SDF;
     geom.sdf = sdf;

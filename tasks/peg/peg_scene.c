@@ -6,7 +6,9 @@
 //   sdf       both parts as analytic SDFs (TF_GEOM_SDF x TF_GEOM_SDF, the CRISP / MuJoCo
 //             SDF-SDF configuration);
 //   mesh_sdf  the peg's triangle mesh (chord_um) sampled in the hole's analytic SDF (Factory,
-//             CRISP mesh-SDF);
+//             CRISP mesh-SDF), and, the peg's mesh carrying the peg's SDF, the hole's mesh in
+//             that SDF too (two-way sampling, engine/collision_sdf.c: the hole's rim edge
+//             against the peg's side);
 //   hull      qhull convex hulls of both part meshes: the hole's hull is the whole block, bore
 //             filled, which is what users should see a hull do to a tight fit.
 #include <math.h>
@@ -75,14 +77,15 @@ static void peg_inertia(const peg_config* c, double* mass, double inertia[6]) {
   }
 }
 
-// one geom carrying a collider shape (sdf, mesh or hull id by type) on body
+// one geom carrying a collider shape (sdf, mesh or hull id by type) on body; a mesh may carry
+// its part's SDF as well (sdf, else -1), which makes its pairs sample both ways
 static int add_collider(tf_builder* b, const char* name, int body, tf_geom_type type, int id,
-                        double mu) {
+                        int sdf, double mu) {
   tf_geom_def g = tf_geom_def_default();
   g.name = name;
   g.body = body;
   g.type = type;
-  g.sdf = type == TF_GEOM_SDF ? id : -1;
+  g.sdf = type == TF_GEOM_SDF ? id : sdf;
   g.mesh = type == TF_GEOM_MESH ? id : -1;
   g.hull = type == TF_GEOM_HULL ? id : -1;
   g.friction[0] = mu;
@@ -138,23 +141,23 @@ static int fill_builder(tf_builder* b, peg_state* s, const tf_part_geometry* peg
   int ok = 1;
   switch (c->collider) {
     case PEG_COLLIDER_SDF:
-      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, c->mu) >= 0;
-      ok &= add_collider(b, "peg", s->body, TF_GEOM_SDF, sdf_peg, c->mu) >= 0;
+      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, -1, c->mu) >= 0;
+      ok &= add_collider(b, "peg", s->body, TF_GEOM_SDF, sdf_peg, -1, c->mu) >= 0;
       break;
     case PEG_COLLIDER_MESH_SDF: {
       int mesh =
           tf_builder_add_mesh(b, "peg_collider", peg->vert, peg->nvert, peg->face, peg->nface);
       ok &= mesh >= 0;
-      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, c->mu) >= 0;
-      ok &= add_collider(b, "peg", s->body, TF_GEOM_MESH, mesh, c->mu) >= 0;
+      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, -1, c->mu) >= 0;
+      ok &= add_collider(b, "peg", s->body, TF_GEOM_MESH, mesh, sdf_peg, c->mu) >= 0;
       break;
     }
     default: {
       int hull_hole = tf_builder_add_hull(b, "hole_hull", hole->vert, hole->nvert);
       int hull_peg = tf_builder_add_hull(b, "peg_hull", peg->vert, peg->nvert);
       ok &= hull_hole >= 0 && hull_peg >= 0;
-      ok &= add_collider(b, "hole", 0, TF_GEOM_HULL, hull_hole, c->mu) >= 0;
-      ok &= add_collider(b, "peg", s->body, TF_GEOM_HULL, hull_peg, c->mu) >= 0;
+      ok &= add_collider(b, "hole", 0, TF_GEOM_HULL, hull_hole, -1, c->mu) >= 0;
+      ok &= add_collider(b, "peg", s->body, TF_GEOM_HULL, hull_peg, -1, c->mu) >= 0;
       break;
     }
   }

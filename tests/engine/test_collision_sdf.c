@@ -2,7 +2,9 @@
 // (contact_reduce.c): closed-form agreement (an SDF sphere against a primitive sphere, two SDF
 // spheres, a box on an SDF half-space keeping its four corners), a sphere dropped into an SDF
 // bowl that settles at the bottom, mesh pairs against exact answers, every new pair in both
-// orders, and the reduction's determinism, cap and trimming order on synthetic candidates.
+// orders, two-way sampling finding what one way misses (a block's edge under a plate's face,
+// a pocket's floor under a plug), and the reduction's determinism, cap and trimming order on
+// synthetic candidates.
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -725,6 +727,183 @@ static void test_grid_sdf(void** state) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// two-way sampling: a mesh carrying its SDF against an SDF carrying its mesh
+
+// a block with a box pocket open at the top: the block [-w, w]^2 x [-w, 0] less the pocket
+// [-c[0], c[0]] x [-c[1], c[1]] x [-c[2], c[2]] (floor at z = -c[2]). Exact near the floor and
+// the walls (the max of two exact distances)
+typedef struct pocket_param {
+  double w, c[3];
+} pocket_param;
+
+static double pocket_fn(const void* params, const double p[3], double grad[3]) {
+  const pocket_param* b = params;
+  double outer_half[3] = {b->w, b->w, 0.5 * b->w}, q[3] = {p[0], p[1], p[2] + 0.5 * b->w};
+  double value = box_fn(outer_half, q, grad), g[3];
+  double hole = -box_fn(b->c, p, g);
+  if (hole > value) {
+    value = hole;
+    tf_vec3_scale(grad, g, -1);
+  }
+  return value;
+}
+
+// the pocket's floor and walls as a mesh (its part of the block's surface), faces
+// counter-clockwise seen from the pocket, the block's outside
+static int pocket_mesh(double vert[24], int face[30], const pocket_param* b) {
+  for (int v = 0; v < 8; v++) {
+    vert[3 * v] = (v & 1 ? 1 : -1) * b->c[0];
+    vert[3 * v + 1] = (v & 2 ? 1 : -1) * b->c[1];
+    vert[3 * v + 2] = v & 4 ? 0 : -b->c[2];
+  }
+  static const int f[30] = {0, 1, 3, 0, 3, 2,   // floor, normal +z
+                            0, 4, 5, 0, 5, 1,   // y = -c: normal +y
+                            2, 3, 7, 2, 7, 6,   // y = +c: normal -y
+                            0, 2, 6, 0, 6, 4,   // x = -c: normal +x
+                            1, 5, 7, 1, 7, 3};  // x = +c: normal -x
+  memcpy(face, f, sizeof(f));
+  return 10;
+}
+
+// a box's corners-only tessellation as a TF_GEOM_MESH carrying the box's exact SDF
+static tf_shape box_mesh_with_sdf(double* vert, int* face, const double half[3],
+                                  const double pos[3], const double mat[9]) {
+  tf_shape s = make_shape(TF_GEOM_MESH, NULL, pos, mat);
+  int nface = 0;
+  s.mesh.nvert = tf_primitive_mesh(vert, face, &nface, TF_GEOM_BOX, half, 1.0);
+  s.mesh.vert = vert;
+  s.mesh.nface = nface;
+  s.mesh.face = face;
+  s.mesh.rbound = tf_vec3_norm(half);
+  s.sdf.fn = box_fn;
+  s.sdf.params = half;
+  for (int k = 0; k < 3; k++) s.sdf.aabb[k] = -half[k], s.sdf.aabb[3 + k] = half[k];
+  return s;
+}
+
+// a plate's face, tilted 30 deg, pressed 20 um onto a block's convex edge (the bore's rim
+// under a peg's side): sampled one way, the plate's face inside the block takes the normal of
+// the block's nearer face, 30 deg off or more; the block's edge sampled in the plate's field
+// has the plate's normal and the depth along it. Both orders mirror, the same bytes twice,
+// and a field with repeated features keeps one-way sampling
+static void test_two_way_edge(void** state) {
+  (void)state;
+  static double bvert[3 * TF_PRIM_MESH_MAX_VERT], pvert[3 * TF_PRIM_MESH_MAX_VERT];
+  static int bface[3 * TF_PRIM_MESH_MAX_FACE], pface[3 * TF_PRIM_MESH_MAX_FACE];
+  double hb[3] = {0.01, 0.01, 0.01}, hp[3] = {0.01, 0.02, 0.002}, origin[3] = {0, 0, 0};
+  // corners only: the block's edge is one mesh edge, the plate's face two triangles
+  tf_shape block = box_mesh_with_sdf(bvert, bface, hb, origin, identity);
+  block.type = TF_GEOM_SDF;
+  assert_int_equal(block.mesh.nvert, 8);
+  const double alpha = 30 * M_PI / 180, depth = 2e-5;
+  double rot[9], face_n[3], local[3] = {0, 0, -hp[2] + depth}, off[3], pp[3];
+  rotation(rot, 0, 1, 0, alpha);
+  tf_mat3_mul_vec(face_n, rot, (double[3]){0, 0, -1});  // the plate's bottom face, outward
+  tf_mat3_mul_vec(off, rot, local);
+  double edge[3] = {hb[0], 0, hb[2]};
+  tf_vec3_sub(pp, edge, off);  // the edge runs through the face's middle, depth inside it
+  tf_shape plate = box_mesh_with_sdf(pvert, pface, hp, pp, rot);
+  double margin = 1e-4;
+  tf_contact_point two[TF_COLLIDE_MAX], again[TF_COLLIDE_MAX], back[TF_COLLIDE_MAX];
+  int cand = 0;
+  int n = tf_collide_n(&plate, &block, margin, TF_COLLIDE_MAX, two, &cand);
+  expect_sane(two, n, TF_COLLIDE_MAX, margin);
+  assert_true(n >= 1 && cand >= n);
+  const tf_contact_point* d = deepest(two, n);
+  assert_near(d->dist, -depth, 1e-12);
+  assert_true(angle_between(d->normal, face_n) < 1e-9);  // from the plate (a) into the block
+  assert_int_equal(d->side, 1);                          // the block's (b's) surface
+  // and no overlapping row with a block face's normal: the plate's face beside the edge is
+  // the block edge's business, sampled in the plate's field
+  for (int i = 0; i < n; i++) {
+    if (two[i].dist < 0) assert_true(angle_between(two[i].normal, face_n) < 1e-6);
+  }
+  assert_int_equal(tf_collide_n(&plate, &block, margin, TF_COLLIDE_MAX, again, NULL), n);
+  assert_memory_equal(two, again, sizeof(tf_contact_point) * (size_t)n);
+  assert_int_equal(tf_collide_n(&block, &plate, margin, TF_COLLIDE_MAX, back, NULL), n);
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < 3; k++) assert_near(back[i].normal[k], -two[i].normal[k], 0);
+    assert_int_equal(back[i].side, -two[i].side);
+  }
+  // one way (the plate's mesh without its SDF): the block's top and side normals only
+  tf_shape bare = plate;
+  memset(&bare.sdf, 0, sizeof(bare.sdf));
+  tf_contact_point one[TF_COLLIDE_MAX];
+  int m = tf_collide_n(&bare, &block, margin, TF_COLLIDE_MAX, one, NULL);
+  expect_sane(one, m, TF_COLLIDE_MAX, margin);
+  assert_true(m >= 1);
+  for (int i = 0; i < m; i++) {
+    assert_int_equal(one[i].side, 0);
+    assert_true(angle_between(one[i].normal, face_n) > 0.5);  // 30 deg or more off
+  }
+  // a thread's pitch on either field: one-way sampling, as the bare mesh
+  tf_shape threaded = block;
+  threaded.sdf.feature_size = 2e-3;
+  m = tf_collide_n(&plate, &threaded, margin, TF_COLLIDE_MAX, one, NULL);
+  for (int i = 0; i < m; i++) assert_int_equal(one[i].side, 0);
+}
+
+// a plug 150 um above a pocket's floor with 100 um to every wall (a connector about to seat):
+// the plug's outline vertices see the walls as nearest and its face's minima lie on that
+// outline, so one-way sampling never sees the floor; the floor sampled in the plug's field is
+// 150 um below its face. Two SDFs meet by descent on both fields whatever meshes they carry
+static void test_two_way_floor(void** state) {
+  (void)state;
+  static double pvert[3 * TF_PRIM_MESH_MAX_VERT];
+  static int pface[3 * TF_PRIM_MESH_MAX_FACE];
+  pocket_param pk = {0.02, {0.005, 0.004, 0.01}};
+  double sv[24], origin[3] = {0, 0, 0};
+  int sf[30];
+  const double clearance = 1e-4, gap = 1.5e-4;
+  const double aabb[6] = {-0.02, -0.02, -0.02, 0.02, 0.02, 0};
+  tf_shape socket = make_sdf(pocket_fn, &pk, aabb, 0, origin, identity);
+  socket.mesh.nvert = 8, socket.mesh.vert = sv;
+  socket.mesh.nface = pocket_mesh(sv, sf, &pk), socket.mesh.face = sf;
+  socket.mesh.rbound = tf_vec3_norm(pk.c);
+  double hp[3] = {pk.c[0] - clearance, pk.c[1] - clearance, 0.004};
+  double pp[3] = {0, 0, -pk.c[2] + gap + hp[2]}, down[3] = {0, 0, -1};
+  tf_shape plug = box_mesh_with_sdf(pvert, pface, hp, pp, identity);
+  double margin = 3e-4;  // a step's speculative reach
+  tf_contact_point out[TF_COLLIDE_MAX], again[TF_COLLIDE_MAX];
+  // one way: walls only, 100 um off
+  tf_shape bare = plug;
+  memset(&bare.sdf, 0, sizeof(bare.sdf));
+  int n = tf_collide_n(&bare, &socket, margin, TF_COLLIDE_MAX, out, NULL);
+  expect_sane(out, n, TF_COLLIDE_MAX, margin);
+  assert_true(n >= 1);
+  for (int i = 0; i < n; i++) {
+    assert_true(angle_between(out[i].normal, down) > 0.5);
+    assert_true(out[i].dist > clearance - 1e-9);
+  }
+  // two ways: the floor, along the plug's face normal, 150 um away; the walls as before
+  int cand = 0;
+  n = tf_collide_n(&plug, &socket, margin, TF_COLLIDE_MAX, out, &cand);
+  expect_sane(out, n, TF_COLLIDE_MAX, margin);
+  int floor = 0, wall = 0;
+  for (int i = 0; i < n; i++) {
+    if (angle_between(out[i].normal, down) < 1e-9) {
+      floor++;
+      assert_near(out[i].dist, gap, 1e-12);
+      assert_int_equal(out[i].side, 1);
+    }
+    if (fabs(out[i].normal[2]) < 1e-9) {
+      wall++;
+      assert_near(out[i].dist, clearance, 1e-12);
+    }
+  }
+  assert_true(floor >= 1 && wall >= 4);
+  assert_int_equal(tf_collide_n(&plug, &socket, margin, TF_COLLIDE_MAX, again, NULL), n);
+  assert_memory_equal(out, again, sizeof(tf_contact_point) * (size_t)n);
+  // the plug as an SDF carrying its mesh: SDF x SDF descent, no surface sampled
+  tf_shape plug_sdf = plug;
+  plug_sdf.type = TF_GEOM_SDF;
+  n = tf_collide_n(&plug_sdf, &socket, margin, TF_COLLIDE_MAX, out, NULL);
+  expect_sane(out, n, TF_COLLIDE_MAX, margin);
+  assert_true(n >= 1);
+  for (int i = 0; i < n; i++) assert_int_equal(out[i].side, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
 // reduction
 
 // 16k synthetic candidates: at most cap points, the same bytes twice, counts that add up,
@@ -857,6 +1036,7 @@ int main(void) {
       cmocka_unit_test(test_bore_far_side),        cmocka_unit_test(test_grid_sdf),
       cmocka_unit_test(test_reduce_bins),          cmocka_unit_test(test_reduce_stress),
       cmocka_unit_test(test_reduce_order),         cmocka_unit_test(test_bowl_settle),
+      cmocka_unit_test(test_two_way_edge),         cmocka_unit_test(test_two_way_floor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,211 @@
+// SDF x SDF contacts: descent on two fields (see collision_sdf.c for the pair functions that
+// call it: SDF x SDF, and a plane against an SDF without a surface mesh).
+//
+// SDF x SDF (CRISP IV-B2, after MuJoCo): minimise f = phi1 + phi2 + |max(phi1, phi2)| from a
+// lattice of starts over the overlap of the two world boxes (at most TF_SDF_MAX_STARTS, cells
+// about cubic; a start farther than margin + half a cell diagonal from either surface is
+// skipped: some other start lies within that of every point of contact). Where the gradients
+// oppose (|g1 - g2| >= 1), f's minimisers lie on lines along n = (g1 - g2) / |g1 - g2| at a
+// lateral stationary point of phi1 + phi2, so one descent step on f is, in two orthogonal
+// parts:
+//   along n: the balancing Newton step s = (phi2 - phi1) / |g1 - g2|, to f's minimum on that
+//            line (separated: phi1 = phi2; overlapping, f is min(phi1, phi2) on the segment
+//            between the two surfaces and phi1 + phi2 is the same all along it: we take its
+//            middle);
+//   across n: -alpha P(g1 + g2), the lateral part of f's (sub)gradient, with Barzilai-Borwein
+//            steps alpha = (dx . dx) / (dx . d(P(g1 + g2))), at most one cell long.
+// Elsewhere (gradients alike: not between the surfaces yet) a plain step down grad f. At each
+// minimiser the gap is phi1 + phi2 (not f, which is 1.5 times the gap when separated), the
+// normal from a to b is n, and pos the midpoint x + (phi2 - phi1) n / 2. Minimisers closer
+// than a quarter cell with the same normal count once.
+// Repeated features (a field's feature_size, a thread's pitch): the lattice (a seated M16
+// nut's cells are ~6 mm, three pitches) meets only some copies, and found rows on both
+// flanks of 2 of 5 engaged turns. A copy of a contact lies about one spacing away across the
+// surfaces (a thread's next flank is a pitch up the axis, pitch cos 30 deg along its normal),
+// so each minimiser seeds a start one spacing either way along its normal, unless a minimiser
+// with that normal is found within 3/4 of a spacing of the seed already; the minimisers
+// seeds find seed in turn (at most MAX_SEEDS starts, SEED_ITERS steps each: a seed
+// starts next to a copy). The seated nut then has rows on both flanks of all 5 turns, for
+// about twice the evaluations.
+
+#include <string.h>
+
+#include "collision_sdf.h"
+#include "collision_sdf_field.h"
+
+#define GD_ITERS 24  // steps of one SDF x SDF descent
+// minimisers kept for counting each once, and starts seeded from them along the fields'
+// repeated features (a thread's turns)
+#define MAX_FOUND 256
+#define MAX_SEEDS 192
+#define SEED_ITERS 6  // steps of a seeded descent: it starts by a copy of a minimiser
+
+typedef struct pair_value {
+  double phi1, phi2, g1[3], g2[3];
+} pair_value;
+
+// both fields at a world point
+static void pair_eval(pair_value* v, const field* f1, const field* f2, const double x[3]) {
+  v->phi1 = field_world(f1, x, v->g1);
+  v->phi2 = field_world(f2, x, v->g2);
+}
+
+// descends f from x (updated in place, v its fields' values there); returns 1 when it ends
+// between the two surfaces
+static int descend(double x[3], pair_value* v, const field* f1, const field* f2, double cell,
+                   int iters) {
+  double alpha = 0.1 * cell, prev_lat[3] = {0, 0, 0}, prev_h[3] = {0, 0, 0};
+  int have_prev = 0;
+  for (int it = 0; it < iters; it++) {
+    double d[3], step[3];
+    sub3(d, v->g1, v->g2);
+    double ld = norm3(d);
+    if (ld < 1) {
+      // not between the surfaces: down the gradient of f, by about the larger distance
+      const double* gm = v->phi1 >= v->phi2 ? v->g1 : v->g2;
+      double sm = fmax(v->phi1, v->phi2) >= 0 ? 1 : -1, gf[3];
+      for (int k = 0; k < 3; k++) gf[k] = v->g1[k] + v->g2[k] + sm * gm[k];
+      double lg = norm3(gf);
+      if (lg < 1e-12) break;
+      double len = fmax(0.5 * fmax(fabs(v->phi1), fabs(v->phi2)), 1e-3 * cell);
+      scale3(step, gf, -len / lg);
+      have_prev = 0;
+    } else {
+      double n[3], h[3], lat[3];
+      scale3(n, d, 1 / ld);
+      double s = (v->phi2 - v->phi1) / ld;
+      add3(h, v->g1, v->g2);
+      double hn = dot3(h, n);
+      for (int k = 0; k < 3; k++) h[k] -= hn * n[k];
+      if (have_prev) {
+        double dh[3];
+        sub3(dh, h, prev_h);
+        double den = dot3(prev_lat, dh);
+        if (den > 0) alpha = fmin(fmax(dot3(prev_lat, prev_lat) / den, 1e-6 * cell), 1e3 * cell);
+      }
+      scale3(lat, h, -alpha);
+      double ll = norm3(lat);
+      if (ll > cell) scale3(lat, lat, cell / ll);
+      for (int k = 0; k < 3; k++) step[k] = s * n[k] + lat[k];
+      copy3(prev_lat, lat);
+      copy3(prev_h, h);
+      have_prev = 1;
+    }
+    add3(x, x, step);
+    pair_eval(v, f1, f2, x);
+    if (norm3(step) <= 1e-10 * cell) break;
+  }
+  double d[3];
+  sub3(d, v->g1, v->g2);
+  return norm3(d) >= 1;
+}
+
+// the minimisers found so far (position, normal), to count each once
+typedef struct found_set {
+  double at[MAX_FOUND][6];
+  int n;
+} found_set;
+
+// a minimiser within radius of one found with the same normal
+static int found_near(const found_set* fs, const double pos[3], const double normal[3],
+                      double radius) {
+  for (int m = 0; m < fs->n; m++) {
+    double dd[3];
+    sub3(dd, pos, fs->at[m]);
+    if (norm3(dd) < radius && dot3(normal, fs->at[m] + 3) > 0.99) return 1;
+  }
+  return 0;
+}
+
+// one descent from x unless x is farther than reach from either surface: a new minimiser
+// under margin goes to the reducer and the found set
+static void try_start(tf_contact_reducer* red, found_set* fs, const field* f1, const field* f2,
+                      double x[3], double margin, double reach, double cell, double dedup,
+                      int iters) {
+  pair_value v;
+  pair_eval(&v, f1, f2, x);
+  if (fmax(v.phi1, v.phi2) > margin + reach) return;
+  if (!descend(x, &v, f1, f2, cell, iters)) return;
+  double dist = v.phi1 + v.phi2;
+  if (!(dist < margin)) return;
+  tf_contact_point c;
+  memset(&c, 0, sizeof(c));  // padding too, and side 0: both fields, no surface was sampled
+  sub3(c.normal, v.g1, v.g2);
+  normalize3(c.normal);
+  for (int k = 0; k < 3; k++) c.pos[k] = x[k] + 0.5 * (v.phi2 - v.phi1) * c.normal[k];
+  c.dist = dist;
+  if (found_near(fs, c.pos, c.normal, dedup) || fs->n == MAX_FOUND) return;
+  copy3(fs->at[fs->n], c.pos);
+  copy3(fs->at[fs->n] + 3, c.normal);
+  fs->n++;
+  tf_reduce_add(red, &c);
+}
+
+// multi-start descent over the overlap of the two boxes; candidates into red. spacing: the
+// fields' repeated features' spacing (0: none), whose copies each get starts of their own
+void tf_sdf_descend_fields(tf_contact_reducer* red, const field* f1, const field* f2, double margin,
+                           double spacing) {
+  double lo[3], hi[3], lo2[3], hi2[3], e[3];
+  field_world_box(lo, hi, f1);
+  field_world_box(lo2, hi2, f2);
+  double volume = 1;
+  for (int k = 0; k < 3; k++) {
+    lo[k] = fmax(lo[k], lo2[k]) - margin;
+    hi[k] = fmin(hi[k], hi2[k]) + margin;
+    e[k] = hi[k] - lo[k];
+    if (!(e[k] >= 0) || !isfinite(e[k])) return;  // apart, or both unbounded
+    volume *= fmax(e[k], 1e-9);
+  }
+  // a lattice of about cubic cells, at most TF_SDF_MAX_STARTS points
+  double cell = cbrt(volume / TF_SDF_MAX_STARTS);
+  int n[3];
+  for (int k = 0; k < 3; k++) {
+    double want = floor(e[k] / cell + 0.5);
+    n[k] = want < 1 ? 1 : (want > TF_SDF_MAX_STARTS ? TF_SDF_MAX_STARTS : (int)want);
+  }
+  while (n[0] * n[1] * n[2] > TF_SDF_MAX_STARTS) {
+    int k = 0;
+    if (n[1] > n[k]) k = 1;
+    if (n[2] > n[k]) k = 2;
+    n[k]--;
+  }
+  double step[3], diag = 0, cmin = INFINITY;
+  for (int k = 0; k < 3; k++) {
+    step[k] = e[k] / n[k];
+    diag += step[k] * step[k];
+    if (step[k] > 0) cmin = fmin(cmin, step[k]);
+  }
+  diag = sqrt(diag);
+  if (!isfinite(cmin)) cmin = fmax(margin, 1e-9);
+  found_set fs;
+  fs.n = 0;
+  for (int i = 0; i < n[0]; i++) {
+    for (int j = 0; j < n[1]; j++) {
+      for (int l = 0; l < n[2]; l++) {
+        double x[3] = {lo[0] + (i + 0.5) * step[0], lo[1] + (j + 0.5) * step[1],
+                       lo[2] + (l + 0.5) * step[2]};
+        try_start(red, &fs, f1, f2, x, margin, 0.5 * diag, cmin, 0.25 * cmin, GD_ITERS);
+      }
+    }
+  }
+  // repeated features (a thread's turns): the lattice is far coarser than their spacing and
+  // meets only some of the copies. The next copy of a contact lies about one spacing away
+  // across the surfaces (a thread's next flank is a pitch up the axis, pitch cos(flank
+  // angle) along its normal), so every minimiser found seeds a start one spacing either way
+  // along its normal, and those found in turn seed theirs, until no new copy turns up
+  if (!(spacing > 0) || !(spacing < cmin)) return;
+  int budget = MAX_SEEDS;
+  for (int m = 0; m < fs.n && budget > 0; m++) {
+    for (int side = -1; side <= 1 && budget > 0; side += 2) {
+      double x[3];
+      int inside = 1;
+      for (int k = 0; k < 3; k++) {
+        x[k] = fs.at[m][k] + side * spacing * fs.at[m][3 + k];
+        inside &= x[k] >= lo[k] && x[k] <= hi[k];
+      }
+      if (!inside || found_near(&fs, x, fs.at[m] + 3, 0.75 * spacing)) continue;
+      budget--;
+      try_start(red, &fs, f1, f2, x, margin, spacing, spacing, 0.25 * spacing, SEED_ITERS);
+    }
+  }
+}
