@@ -14,6 +14,46 @@
 static const char* const joint_names[TF_JOINT_NTYPE] = {"free", "ball", "hinge", "slide"};
 static const char* const actuator_names[TF_ACT_NTYPE] = {"motor", "position", "velocity"};
 
+// a task's (or a mode's) parameters, one a line
+static void print_params(const tf_task_info* t) {
+  for (int k = 0; k < t->nparam; k++) {
+    const tf_param_spec* p = &t->params[k];
+    if (p->choices) {
+      printf("      %-16s %-24s %s\n", p->key, p->choices, p->help);
+    } else if (p->list > 0) {
+      printf("      %-16s %-24s %s (list, default %s)\n", p->key, p->unit, p->help,
+             p->list_default ? p->list_default : "");
+    } else {
+      char range[64];
+      snprintf(range, sizeof(range), "%g [%g, %g] %s", p->value, p->lo, p->hi, p->unit);
+      printf("      %-16s %-24s %s\n", p->key, range, p->help);
+    }
+  }
+}
+
+// the same as a "params" array of o
+static void add_params(cJSON* o, const tf_task_info* t) {
+  cJSON* params = cJSON_AddArrayToObject(o, "params");
+  for (int k = 0; k < t->nparam; k++) {
+    const tf_param_spec* p = &t->params[k];
+    cJSON* q = cJSON_CreateObject();
+    cJSON_AddStringToObject(q, "key", p->key);
+    if (p->choices) {
+      cJSON_AddStringToObject(q, "choices", p->choices);
+    } else if (p->list > 0) {
+      cJSON_AddStringToObject(q, "default", p->list_default ? p->list_default : "");
+      cJSON_AddNumberToObject(q, "list", p->list);
+    } else {
+      cJSON_AddNumberToObject(q, "default", p->value);
+      cJSON_AddNumberToObject(q, "min", p->lo);
+      cJSON_AddNumberToObject(q, "max", p->hi);
+      cJSON_AddStringToObject(q, "unit", p->unit);
+    }
+    cJSON_AddStringToObject(q, "help", p->help ? p->help : "");
+    cJSON_AddItemToArray(params, q);
+  }
+}
+
 int tf_cmd_list(int argc, char** argv) {
   int json = 0;
   for (int i = 0; i < argc; i++) {
@@ -36,18 +76,11 @@ int tf_cmd_list(int argc, char** argv) {
       const tf_task_info* t = tf_task_at(i);
       printf("  %-16s %s (default dt %g s, %g s)\n", t->name, t->description, t->default_dt,
              t->default_duration);
-      for (int k = 0; k < t->nparam; k++) {
-        const tf_param_spec* p = &t->params[k];
-        if (p->choices) {
-          printf("      %-16s %-24s %s\n", p->key, p->choices, p->help);
-        } else if (p->list > 0) {
-          printf("      %-16s %-24s %s (list, default %s)\n", p->key, p->unit,
-                 p->help, p->list_default ? p->list_default : "");
-        } else {
-          char range[64];
-          snprintf(range, sizeof(range), "%g [%g, %g] %s", p->value, p->lo, p->hi, p->unit);
-          printf("      %-16s %-24s %s\n", p->key, range, p->help);
-        }
+      print_params(t);
+      if (t->robot) {
+        printf("    --mode robot: %s (default dt %g s, %g s)\n", t->robot->description,
+               t->robot->default_dt, t->robot->default_duration);
+        print_params(t->robot);
       }
     }
     printf("task gates (tightfit validate --tasks):\n");
@@ -90,24 +123,14 @@ int tf_cmd_list(int argc, char** argv) {
     cJSON_AddStringToObject(o, "description", t->description);
     cJSON_AddNumberToObject(o, "dt", t->default_dt);
     cJSON_AddNumberToObject(o, "duration", t->default_duration);
-    cJSON* params = cJSON_AddArrayToObject(o, "params");
-    for (int k = 0; k < t->nparam; k++) {
-      const tf_param_spec* p = &t->params[k];
-      cJSON* q = cJSON_CreateObject();
-      cJSON_AddStringToObject(q, "key", p->key);
-      if (p->choices) {
-        cJSON_AddStringToObject(q, "choices", p->choices);
-      } else if (p->list > 0) {
-        cJSON_AddStringToObject(q, "default", p->list_default ? p->list_default : "");
-        cJSON_AddNumberToObject(q, "list", p->list);
-      } else {
-        cJSON_AddNumberToObject(q, "default", p->value);
-        cJSON_AddNumberToObject(q, "min", p->lo);
-        cJSON_AddNumberToObject(q, "max", p->hi);
-        cJSON_AddStringToObject(q, "unit", p->unit);
-      }
-      cJSON_AddStringToObject(q, "help", p->help ? p->help : "");
-      cJSON_AddItemToArray(params, q);
+    add_params(o, t);
+    if (t->robot) {
+      // robot mode: its own description, defaults and schema
+      cJSON* r = cJSON_AddObjectToObject(o, "robot");
+      cJSON_AddStringToObject(r, "description", t->robot->description);
+      cJSON_AddNumberToObject(r, "dt", t->robot->default_dt);
+      cJSON_AddNumberToObject(r, "duration", t->robot->default_duration);
+      add_params(r, t->robot);
     }
     cJSON_AddItemToArray(tasks, o);
   }

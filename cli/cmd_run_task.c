@@ -20,15 +20,16 @@ static int fail_usage(const char* fmt, const char* arg) {
 int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json) {
   tf_run_options_default(o);
   *json = 0;
+  const char* controller = NULL;
   for (int i = 0; i < argc; i++) {
     const char* opt = argv[i];
     if (strcmp(opt, "--json") == 0) {
       *json = 1;
       continue;
     }
-    static const char* const with_value[] = {"--task", "--mode",     "--solver", "--dt",
-                                             "--substeps", "--duration", "--envs", "--seed",
-                                             "--iterations", "--set"};
+    static const char* const with_value[] = {"--task",       "--mode",     "--solver",    "--dt",
+                                             "--substeps",   "--duration", "--envs",      "--seed",
+                                             "--iterations", "--set",      "--controller"};
     int known = 0;
     for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
       known |= strcmp(opt, with_value[k]) == 0;
@@ -47,6 +48,8 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
       } else {
         return fail_usage("unknown mode '%s' (valid: rig, robot)", value);
       }
+    } else if (strcmp(opt, "--controller") == 0) {
+      controller = value;
     } else if (strcmp(opt, "--solver") == 0) {
       int s = tf_solver_from_name(value);
       if (s < 0) return fail_usage("unknown solver '%s' (valid: pgs, newton, al, admm)", value);
@@ -90,6 +93,15 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
     }
   }
   if (!o->task) return fail_usage("%s", "--task is required");
+  if (controller) {
+    // robot mode's `controller` task parameter (so sweeps grid over it like any other key);
+    // the task's schema checks the name
+    if (o->mode != TF_MODE_ROBOT) return fail_usage("%s", "--controller needs --mode robot");
+    if (o->nset >= TF_TASK_MAX_SET) return fail_usage("%s", "too many --set options");
+    o->set[o->nset].key = "controller";
+    o->set[o->nset].value = controller;
+    o->nset++;
+  }
   return 0;
 }
 

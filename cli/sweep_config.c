@@ -456,6 +456,12 @@ static int parse_root(tf_sweep_plan* plan, const cJSON* root, const tf_task_info
   }
   if (parse_tasks(plan, root, tasks, ntasks, err, errlen)) return -1;
   if (parse_scalars(plan, root, err, errlen)) return -1;
+  // mode robot: each task's robot entry, whose schema the keys are checked against; a task
+  // without one keeps its rig entry, and the runner refuses its runs (a row says so)
+  for (int t = 0; t < plan->ntask; t++) {
+    const tf_task_info* moded = tf_task_for_mode(plan->task[t], plan->mode);
+    if (moded) plan->task[t] = moded;
+  }
   if (parse_seeds(plan, root, err, errlen)) return -1;
   if (parse_keys(plan, root, 1, err, errlen)) return -1;
   return parse_keys(plan, root, 0, err, errlen);

@@ -1,7 +1,8 @@
 // Assembly tasks: a registry of tasks, each an isolated physics question ("rig" mode) with a
-// parameter schema, and the runner that steps a task's environments with its probes and
-// returns one row of metrics (DESIGN.md section 3). `tightfit run --task`, sweeps, the task
-// gates and the benchmarks all go through tf_task_run.
+// parameter schema, optionally a "robot" mode (a Panda arm picks and assembles the parts with
+// a controller the run chooses), and the runner that steps a task's environments with its
+// probes and returns one row of metrics (DESIGN.md section 3). `tightfit run --task`, sweeps, the
+// task gates and the benchmarks all go through tf_task_run.
 #ifndef TF_TASK_H
 #define TF_TASK_H
 
@@ -65,11 +66,21 @@ typedef struct tf_task_info {
   void (*finish)(tf_env* env, tf_metrics* out);
   // frees env->state (the runner frees model and data)
   void (*destroy)(tf_env* env);
+  // The task's robot mode, NULL when it has none. Robot mode is a task entry of its own with
+  // the same name: its own schema (the part keys it shares with the rig plus `controller`,
+  // `grasp` and its perturbations), defaults and functions, so that neither mode's rows carry
+  // the other's columns and the runner, sweeps and reports need no other change: a run that
+  // asks for mode robot resolves to this entry (tf_task_for_mode) and goes on exactly as a rig
+  // run does. Its own `robot` field is NULL.
+  const struct tf_task_info* robot;
 } tf_task_info;
 
 int tf_task_count(void);
 const tf_task_info* tf_task_at(int index);
 const tf_task_info* tf_task_find(const char* name);
+// the entry that runs task in mode: the task itself (rig), its robot entry (robot), or NULL
+// when the task has no such mode
+const tf_task_info* tf_task_for_mode(const tf_task_info* task, tf_task_mode mode);
 
 // one run: a task, its parameters, the physics settings, environments and seed
 typedef struct tf_run_options {

@@ -20,3 +20,9 @@ const tf_task_info* tf_task_find(const char* name) {
   }
   return NULL;
 }
+
+const tf_task_info* tf_task_for_mode(const tf_task_info* task, tf_task_mode mode) {
+  if (!task) return NULL;
+  if (mode == TF_MODE_RIG) return task;
+  return mode == TF_MODE_ROBOT ? task->robot : NULL;
+}

@@ -45,11 +45,23 @@ static int resolve(const tf_run_options* o, const tf_task_info** task, double* v
     if (at < errlen) snprintf(err + at, errlen - at, ")");
     return -1;
   }
-  if (o->mode != TF_MODE_RIG) {
-    snprintf(err, errlen, "task '%s': mode '%s' is not available yet (only rig)", (*task)->name,
-             mode_name(o->mode));
+  const tf_task_info* moded = tf_task_for_mode(*task, o->mode);
+  if (!moded) {
+    // name the tasks that have the mode, so the message says what would run
+    size_t at = (size_t)snprintf(
+        err, errlen, "task '%s': mode '%s' is not available (tasks with it:", (*task)->name,
+        mode_name(o->mode));
+    int any = 0;
+    for (int i = 0; i < tf_task_count() && at < errlen; i++) {
+      if (!tf_task_for_mode(tf_task_at(i), o->mode)) continue;
+      at += (size_t)snprintf(err + at, errlen - at, " %s", tf_task_at(i)->name);
+      any = 1;
+    }
+    if (at < errlen) snprintf(err + at, errlen - at, "%s)", any ? "" : " none yet");
     return -1;
   }
+  // from here on the mode's own entry: its schema, defaults and functions
+  *task = moded;
   if ((*task)->nparam > MAX_PARAMS) {
     snprintf(err, errlen, "task '%s': too many parameters", (*task)->name);
     return -1;

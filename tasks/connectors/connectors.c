@@ -194,6 +194,8 @@ static void connectors_finish(tf_env* env, tf_metrics* out) {
   tf_metrics_set(out, "connectors.overlap_max_m", CONNECTORS_OVERLAP_MAX);
 }
 
+extern const tf_task_info tf_task_connectors_robot;
+
 const tf_task_info tf_task_connectors = {
     .name = "connectors",
     .description =
@@ -208,4 +210,5 @@ const tf_task_info tf_task_connectors = {
     .observe = connectors_observe,
     .finish = connectors_finish,
     .destroy = connectors_destroy,
+    .robot = &tf_task_connectors_robot,  // connectors_robot.c: pick the plug and insert it
 };

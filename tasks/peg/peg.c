@@ -165,6 +165,8 @@ static void peg_finish(tf_env* env, tf_metrics* out) {
   tf_metrics_set(out, "peg.seat_braking", 1 - s->seat.speed / integrator);
 }
 
+extern const tf_task_info tf_task_peg_robot;
+
 const tf_task_info tf_task_peg = {
     .name = "peg",
     .description =
@@ -179,4 +181,5 @@ const tf_task_info tf_task_peg = {
     .observe = peg_observe,
     .finish = peg_finish,
     .destroy = peg_destroy,
+    .robot = &tf_task_peg_robot,  // peg_robot.c: pick the peg and insert it
 };

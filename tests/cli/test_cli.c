@@ -420,6 +420,17 @@ static void test_run_dt_missing_value(void** state) {
   expect_usage_error(args, needles, 1);
 }
 
+// --controller belongs to robot mode and names one of its controllers
+static void test_run_controller_option(void** state) {
+  (void)state;
+  const char* rig[] = {"run", "--task", "peg", "--controller", "osc", NULL};
+  const char* n1[] = {"--controller", "--mode robot", NULL};
+  expect_usage_error(rig, n1, 0);
+  const char* bad[] = {"run", "--task", "peg", "--mode", "robot", "--controller", "nosuch", NULL};
+  const char* n2[] = {"controller", "nosuch", "osc|impedance|ik|pd", NULL};
+  expect_usage_error(bad, n2, 0);
+}
+
 // run needs a scene
 static void test_run_without_scene(void** state) {
   (void)state;
@@ -575,6 +586,7 @@ int main(void) {
       cmocka_unit_test(test_run_unknown_integrator),
       cmocka_unit_test(test_run_dt_missing_value),
       cmocka_unit_test(test_run_without_scene),
+      cmocka_unit_test(test_run_controller_option),
       cmocka_unit_test(test_list_unknown_option),
       cmocka_unit_test(test_validate_unknown_gate),
       cmocka_unit_test(test_validate_unknown_solver),

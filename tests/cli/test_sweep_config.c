@@ -424,6 +424,47 @@ static void test_command(void** state) {
   tf_sweep_plan_free(&plan);
 }
 
+// a task with a robot mode: under "mode": "robot" the keys are its robot schema's (a grid over
+// the controller), under rig they are the rig's
+static const tf_param_spec gamma_robot_params[] = {
+    {"clearance_um", 100, 0, 500, "um", NULL, "radial clearance"},
+    {"controller", 0, 0, 3, "", "osc|impedance|ik|pd", "the arm's controller"},
+};
+static const tf_task_info gamma_robot = {
+    "gamma", "test task, robot mode", gamma_robot_params, 2, 0.002, 4.0};
+static const tf_task_info gamma_rig = {"gamma", "test task", beta_params,          2,
+                                       0.001,   1.0,         .robot = &gamma_robot};
+
+static void test_robot_mode_keys(void** state) {
+  (void)state;
+  const tf_task_info* const list[] = {&gamma_rig};
+  tf_sweep_plan plan;
+  char err[2048] = "";
+  const char* robot =
+      "{\"task\": \"gamma\", \"mode\": \"robot\", \"grid\": {\"controller\": [\"osc\", \"pd\"]}}";
+  int rc = tf_sweep_plan_parse(&plan, robot, list, 1, err, sizeof(err));
+  if (rc) print_message("error: %s\n", err);
+  assert_int_equal(rc, 0);
+  assert_int_equal(plan.nrun, 2);
+  assert_string_equal(value_of(&plan, 0, "controller"), "osc");
+  assert_string_equal(value_of(&plan, 1, "controller"), "pd");
+  const char* cols[8];
+  int ncol = tf_sweep_plan_param_columns(&plan, cols, 8);
+  assert_int_equal(ncol, 2);
+  assert_string_equal(cols[1], "controller");
+  char* cmd = tf_sweep_run_command(&plan, 1);
+  assert_non_null(strstr(cmd, "--mode robot"));
+  assert_non_null(strstr(cmd, "controller=pd"));
+  free(cmd);
+  tf_sweep_plan_free(&plan);
+  const char* rig = "{\"task\": \"gamma\", \"grid\": {\"controller\": [\"osc\"]}}";
+  assert_int_equal(tf_sweep_plan_parse(&plan, rig, list, 1, err, sizeof(err)), -1);
+  assert_string_equal(err,
+                      "grid.controller: unknown key (valid: solver, dt, substeps, iterations, "
+                      "backlash_mm, mu)");
+  tf_sweep_plan_free(&plan);
+}
+
 // number_text: the shortest digits that read back exactly
 static void test_number_text(void** state) {
   (void)state;
@@ -442,12 +483,13 @@ static void test_number_text(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_grid),  cmocka_unit_test(test_errors_range),
-      cmocka_unit_test(test_errors_types), cmocka_unit_test(test_errors_tasks),
-      cmocka_unit_test(test_errors_json),  cmocka_unit_test(test_load_errors),
-      cmocka_unit_test(test_minimal),      cmocka_unit_test(test_order),
-      cmocka_unit_test(test_multi_task),   cmocka_unit_test(test_run_ids),
-      cmocka_unit_test(test_command),      cmocka_unit_test(test_number_text),
+      cmocka_unit_test(test_errors_grid),     cmocka_unit_test(test_errors_range),
+      cmocka_unit_test(test_errors_types),    cmocka_unit_test(test_errors_tasks),
+      cmocka_unit_test(test_errors_json),     cmocka_unit_test(test_load_errors),
+      cmocka_unit_test(test_minimal),         cmocka_unit_test(test_order),
+      cmocka_unit_test(test_multi_task),      cmocka_unit_test(test_run_ids),
+      cmocka_unit_test(test_command),         cmocka_unit_test(test_number_text),
+      cmocka_unit_test(test_robot_mode_keys),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,15 @@ static void test_registries(void** state) {
     assert_true(t->default_dt > 0);
     assert_true(t->default_duration > 0);
     assert_non_null(t->build);
+    // a robot mode is an entry of its own under the same name, with no mode of its own
+    const tf_task_info* robot = tf_task_for_mode(t, TF_MODE_ROBOT);
+    assert_ptr_equal(tf_task_for_mode(t, TF_MODE_RIG), t);
+    if (robot) {
+      assert_string_equal(robot->name, t->name);
+      assert_null(robot->robot);
+      assert_non_null(robot->build);
+      assert_true(robot->default_dt > 0 && robot->default_duration > 0);
+    }
   }
   assert_null(tf_task_find("no_such_task"));
   assert_null(tf_task_at(tf_task_count()));
@@ -63,9 +72,16 @@ static void test_bad_options(void** state) {
     assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "envs"));
     o.envs = 1;
-    o.mode = TF_MODE_ROBOT;
-    assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), -1);
-    assert_non_null(strstr(err, "robot"));
+    // a task without a robot mode refuses one, naming the mode (tasks with it run it)
+    for (int i = 0; i < tf_task_count(); i++) {
+      if (tf_task_for_mode(tf_task_at(i), TF_MODE_ROBOT)) continue;
+      o.task = tf_task_at(i)->name;
+      o.mode = TF_MODE_ROBOT;
+      assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), -1);
+      assert_non_null(strstr(err, "mode 'robot' is not available"));
+      break;
+    }
+    o.task = tf_task_at(0)->name;
     o.mode = TF_MODE_RIG;
     o.nset = 1;
     o.set[0].key = "no_such_key";

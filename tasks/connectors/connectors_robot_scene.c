@@ -1,0 +1,351 @@
+// The connectors task's robot-mode model: the rig's socket and plug (the same parts, colliders
+// and overlap-probe geoms and samples as connectors_scene.c builds) set in a work cell: a
+// table under the socket block, a rack beside it, and the Panda on the table. The plug is a
+// free body here (the rig holds it on slides and a ball joint so that its push can be an
+// actuator; here the fingers hold it) and carries an overmold: a box on top of its shell,
+// what a real plug's fingers grip (its cable is not modelled). The rack is two rails under the
+// overmold's rim with the shell and pins hanging between them. With grasp=weld the plug
+// starts welded in the closed hand (build time: the engine's equalities cannot be switched).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connectors_robot.h"
+
+#define PROBE_CHORD_RATIO 16  // the rig's: the probe's mesh 16x finer than the collider's
+#define PROBE_SPACING 1e-3    // m: the rig's largest distance between samples on a flat face
+#define OVERMOLD_RIM 2.5e-3   // m: the overmold overhangs the shell by this on every side
+#define OVERMOLD_HEIGHT 0.03  // m
+#define OVERMOLD_MASS 0.02    // kg
+#define RAIL_GAP 0.7e-3       // m: from the shell's side to a rail
+#define RAIL_OUT 3e-3         // m: a rail reaches this far past the overmold's side
+#define RAIL_END 2e-3         // m: and this far past its ends
+#define RACK_X 0.0            // m: the rack's centre, beside the socket (at the origin)
+#define RACK_Y 0.15
+#define RACK_TOP 0.03         // m: the rails' top, above the socket's opening
+#define START_LIFT 1e-4       // m: the plug starts this far above the rails and settles
+#define NCONMAX 512           // contacts: fingers, rack, socket and arm at once
+#define GRIP_MARGIN 2e-4      // m: the overmold's rows reach this far (a pad on a face)
+#define GRIP_BELOW_TOP 0.012  // m: the TCP this far under the overmold's top in the grasp
+
+// collision bits, as the peg's robot scene: the plug's collider meets the socket and the
+// table (and the rails), the overmold the arm and the rails
+#define BIT_ENV TF_PANDA_CONTYPE_ENV
+#define BIT_ARM TF_PANDA_CONTYPE_ARM
+#define BIT_PLUG 4u
+#define BIT_RACK 8u
+
+static const char* const type_names[3] = {"dsub", "dp", "rj45"};
+
+static int build_part(tf_part_geometry* g, const char* part, const tf_connectors_config* c,
+                      double chord_um, char* err, size_t errlen) {
+  char clearance[32], chord[32];
+  snprintf(clearance, sizeof(clearance), "%.17g", c->clearance_um);
+  snprintf(chord, sizeof(chord), "%.17g", chord_um);
+  tf_kv kv[3] = {{"type", type_names[c->type]}, {"clearance_um", clearance}, {"chord_um", chord}};
+  return tf_part_build(part, kv, 3, g, err, errlen);
+}
+
+// the part's mesh and analytic SDF (the mesh attached to it); the sdf id, its mesh in *mesh
+static int add_part(tf_builder* b, const char* name, const tf_part_geometry* g, int* mesh) {
+  *mesh = tf_builder_add_mesh(b, name, g->vert, g->nvert, g->face, g->nface);
+  if (*mesh < 0) return -1;
+  tf_sdf_def def;
+  memset(&def, 0, sizeof(def));
+  def.name = name;
+  def.fn = g->fn;
+  def.params = g->params;
+  def.params_size = g->params_size;
+  memcpy(def.aabb, g->aabb, sizeof(def.aabb));
+  def.error_bound = g->error_bound;
+  def.feature_size = g->feature_size;
+  def.mesh = *mesh;
+  return tf_builder_add_sdf(b, &def);
+}
+
+// the part's collider as the rig's: its SDF, its mesh carrying its SDF (the moving plug under
+// mesh_sdf), or its hull; the plug's meets the socket, the table and the rails, not the arm
+static int add_collider(tf_builder* b, const char* name, int body, const tf_part_geometry* g,
+                        int sdf, int mesh, tf_connectors_collider collider, double mu) {
+  tf_geom_def geom = tf_geom_def_default();
+  geom.name = name;
+  geom.body = body;
+  geom.friction[0] = mu;
+  geom.condim = mu > 0 ? 3 : 1;
+  if (body != 0) {
+    geom.contype = BIT_PLUG;
+    geom.conaffinity = BIT_ENV;
+  }
+  if (collider == TF_CONNECTORS_HULL) {
+    geom.type = TF_GEOM_HULL;
+    geom.hull = tf_builder_add_hull(b, name, g->vert, g->nvert);
+    if (geom.hull < 0) return -1;
+  } else if (collider == TF_CONNECTORS_MESH_SDF && body != 0) {
+    geom.type = TF_GEOM_MESH;
+    geom.mesh = mesh;
+    geom.sdf = sdf;
+  } else {
+    geom.type = TF_GEOM_SDF;
+    geom.sdf = sdf;
+  }
+  return tf_builder_add_geom(b, &geom);
+}
+
+static int add_measure(tf_builder* b, const char* name, int body, int sdf) {
+  tf_geom_def geom = tf_geom_def_default();
+  geom.name = name;
+  geom.body = body;
+  geom.type = TF_GEOM_SDF;
+  geom.sdf = sdf;
+  geom.contype = 0;
+  geom.conaffinity = 0;
+  return tf_builder_add_geom(b, &geom);
+}
+
+// adds box (mass m, half sizes h, centre c) to the running mass, first moment and inertia
+// about the origin (ixx iyy izz ixy ixz iyz)
+static void add_box(double* mass, double moment[3], double inertia[6], double m, const double h[3],
+                    const double c[3]) {
+  *mass += m;
+  for (int k = 0; k < 3; k++) moment[k] += m * c[k];
+  inertia[0] += m / 3 * (h[1] * h[1] + h[2] * h[2]) + m * (c[1] * c[1] + c[2] * c[2]);
+  inertia[1] += m / 3 * (h[0] * h[0] + h[2] * h[2]) + m * (c[0] * c[0] + c[2] * c[2]);
+  inertia[2] += m / 3 * (h[0] * h[0] + h[1] * h[1]) + m * (c[0] * c[0] + c[1] * c[1]);
+  inertia[3] -= m * c[0] * c[1];
+  inertia[4] -= m * c[0] * c[2];
+  inertia[5] -= m * c[1] * c[2];
+}
+
+// the plug's body: shell (a uniform box over it, as the rig's) and overmold
+static void plug_inertial(tf_body_def* body, const connectors_robot_state* s,
+                          const tf_part_geometry* plug) {
+  const double* box = plug->aabb;
+  double shell_half[3] = {0.5 * (box[3] - box[0]), 0.5 * (box[4] - box[1]), 0.5 * box[5]};
+  double shell_c[3] = {0.5 * (box[0] + box[3]), 0.5 * (box[1] + box[4]), 0.5 * box[5]};
+  double over_c[3] = {shell_c[0], shell_c[1], s->shell_top + s->overmold_half[2]};
+  double mass = 0, moment[3] = {0, 0, 0}, inertia[6] = {0, 0, 0, 0, 0, 0};
+  add_box(&mass, moment, inertia, s->config.plug_mass, shell_half, shell_c);
+  add_box(&mass, moment, inertia, s->overmold_mass, s->overmold_half, over_c);
+  body->mass = mass;
+  double c[3];
+  for (int k = 0; k < 3; k++) c[k] = body->com[k] = moment[k] / mass;
+  // back to the centre of mass (parallel axes)
+  body->inertia[0] = inertia[0] - mass * (c[1] * c[1] + c[2] * c[2]);
+  body->inertia[1] = inertia[1] - mass * (c[0] * c[0] + c[2] * c[2]);
+  body->inertia[2] = inertia[2] - mass * (c[0] * c[0] + c[1] * c[1]);
+  body->inertia[3] = inertia[3] + mass * c[0] * c[1];
+  body->inertia[4] = inertia[4] + mass * c[0] * c[2];
+  body->inertia[5] = inertia[5] + mass * c[1] * c[2];
+}
+
+// the plug's start: on the rack, or (weld) in the hand of the start configuration, its axis
+// along the TCP's -z, its x along the TCP's x, its mating face grip_height past the TCP
+static void plug_start_pose(const connectors_robot_state* s, const tf_robot_cell* cell,
+                            double pos[3], double quat[4]) {
+  if (s->grasp != TF_ROBOT_GRASP_WELD) {
+    pos[0] = s->start[0], pos[1] = s->start[1];
+    pos[2] = s->rack_top - s->shell_top + START_LIFT;
+    quat[0] = 1, quat[1] = quat[2] = quat[3] = 0;
+    return;
+  }
+  double tcp[3], tq[4], z[3];
+  static const double flip[4] = {0, 1, 0, 0};
+  tf_robot_cell_tcp(cell, s->robot.q_start, tcp, tq);
+  tf_robot_quat_rotate(z, tq, (const double[3]){0, 0, 1});
+  for (int k = 0; k < 3; k++) pos[k] = tcp[k] + s->grip_height * z[k];
+  tf_robot_quat_mul(quat, tq, flip);
+}
+
+// the two rails of the rack, from the table to RACK_TOP
+static int add_rack(tf_builder* b, const connectors_robot_state* s, const double shell_half[2],
+                    double table_top) {
+  int ok = 1;
+  for (int side = 0; side < 2; side++) {
+    double sign = side ? -1 : 1;
+    double inner = shell_half[1] + RAIL_GAP, outer = s->overmold_half[1] + RAIL_OUT;
+    tf_geom_def rail = tf_geom_def_default();
+    rail.name = side ? "rack_rail_right" : "rack_rail_left";
+    rail.type = TF_GEOM_BOX;
+    rail.size[0] = s->overmold_half[0] + RAIL_END;
+    rail.size[1] = 0.5 * (outer - inner);
+    rail.size[2] = 0.5 * (RACK_TOP - table_top);
+    rail.pos[0] = s->rack[0];
+    rail.pos[1] = s->rack[1] + sign * 0.5 * (outer + inner);
+    rail.pos[2] = 0.5 * (RACK_TOP + table_top);
+    rail.contype = BIT_RACK;  // touches the overmold, the plug's collider and the arm
+    rail.conaffinity = BIT_ARM | BIT_PLUG;
+    rail.rgba[0] = 0.4f, rail.rgba[1] = 0.4f, rail.rgba[2] = 0.45f, rail.rgba[3] = 1;
+    ok &= tf_builder_add_geom(b, &rail) >= 0;
+  }
+  return ok ? 0 : -1;
+}
+
+static int fill_builder(tf_builder* b, connectors_robot_state* s, const tf_robot_cell* cell,
+                        tf_rng* rng, const tf_part_geometry* plug, const tf_part_geometry* socket,
+                        char* err, size_t errlen) {
+  const tf_connectors_config* c = &s->config;
+  int plug_mesh, socket_mesh;
+  int plug_sdf = add_part(b, "plug", plug, &plug_mesh);
+  int socket_sdf = add_part(b, "socket", socket, &socket_mesh);
+  if (plug_sdf < 0 || socket_sdf < 0) {
+    snprintf(err, errlen, "task 'connectors': out of memory building the parts");
+    return -1;
+  }
+  if (tf_robot_cell_build(b, cell, rng, &s->robot, err, errlen)) return -1;
+  const double* box = plug->aabb;
+  double shell_half[2] = {0.5 * (box[3] - box[0]), 0.5 * (box[4] - box[1])};
+  int ok = add_rack(b, s, shell_half, cell->table_top) == 0;
+
+  tf_body_def body = tf_body_def_default();
+  body.name = "plug";
+  body.parent = 0;
+  plug_start_pose(s, cell, body.pos, body.quat);
+  plug_inertial(&body, s, plug);
+  s->mass = body.mass;
+  s->plug_body = tf_builder_add_body(b, &body);
+  tf_joint_def joint = tf_joint_def_default();
+  joint.name = "plug_free";
+  joint.body = s->plug_body;
+  joint.type = TF_JOINT_FREE;
+  if (s->plug_body < 0 || tf_builder_add_joint(b, &joint) < 0) ok = 0;
+
+  ok &= add_collider(b, "socket", 0, socket, socket_sdf, socket_mesh, c->collider, c->mu) >= 0;
+  ok &= add_collider(b, "plug", s->plug_body, plug, plug_sdf, plug_mesh, c->collider, c->mu) >= 0;
+  tf_geom_def over = tf_geom_def_default();
+  over.name = "plug_overmold";
+  over.body = s->plug_body;
+  over.type = TF_GEOM_BOX;
+  memcpy(over.size, s->overmold_half, sizeof(over.size));
+  over.pos[0] = 0.5 * (box[0] + box[3]);
+  over.pos[1] = 0.5 * (box[1] + box[4]);
+  over.pos[2] = s->shell_top + s->overmold_half[2];
+  over.friction[0] = c->mu;
+  over.contype = 0;
+  over.conaffinity = BIT_ARM | BIT_RACK;
+  // a pad on the overmold's face: the whole face in the rows, not a corner at min_margin
+  over.margin = GRIP_MARGIN;
+  over.rgba[0] = 0.15f, over.rgba[1] = 0.15f, over.rgba[2] = 0.15f, over.rgba[3] = 1;
+  ok &= tf_builder_add_geom(b, &over) >= 0;
+  s->socket_measure = add_measure(b, "socket_measure", 0, socket_sdf);
+  s->plug_measure = add_measure(b, "plug_measure", s->plug_body, plug_sdf);
+  ok &= s->socket_measure >= 0 && s->plug_measure >= 0;
+  if (ok && s->grasp == TF_ROBOT_GRASP_WELD) {
+    tf_equality_def weld = tf_equality_def_default();
+    weld.name = "grasp_weld";
+    weld.type = TF_EQ_WELD;
+    weld.body1 = s->robot.panda.hand;
+    weld.body2 = s->plug_body;
+    ok &= tf_builder_add_equality(b, &weld) >= 0;
+  }
+  if (!ok) {
+    snprintf(err, errlen, "task 'connectors': out of memory building the model");
+    return -1;
+  }
+  return 0;
+}
+
+// the probe's samples of both parts, from meshes 16 times finer than the collider's (the rig's)
+static int probe_samples(connectors_robot_state* s, char* err, size_t errlen) {
+  const tf_connectors_config* c = &s->config;
+  tf_part_geometry fine[2];
+  const char* parts[2] = {"connector_plug", "connector_socket"};
+  for (int side = 0; side < 2; side++) {
+    if (build_part(&fine[side], parts[side], c, c->mesh_chord_um / PROBE_CHORD_RATIO, err,
+                   errlen)) {
+      if (side) tf_part_geometry_free(&fine[0]);
+      return -1;
+    }
+  }
+  int status =
+      tf_connectors_surface_samples(&fine[0], PROBE_SPACING, &s->plug_samples, &s->nplug) ||
+      tf_connectors_surface_samples(&fine[1], PROBE_SPACING, &s->socket_samples, &s->nsocket);
+  s->sample_floor = fmax(fine[0].chord_error, fine[1].chord_error);
+  tf_part_geometry_free(&fine[0]);
+  tf_part_geometry_free(&fine[1]);
+  if (status) snprintf(err, errlen, "task 'connectors': out of memory for the probe's samples");
+  return status ? -1 : 0;
+}
+
+// the sizes that follow from the parts: the overmold over the shell, the grasp, the rack, the
+// plug's start on it, the table under the socket block
+static void layout(connectors_robot_state* s, tf_robot_cell* cell, const tf_part_geometry* plug,
+                   const tf_part_geometry* socket) {
+  const double* box = plug->aabb;
+  s->mating_depth = tf_connector_mating_depth(type_names[s->config.type]);
+  s->shell_top = box[5];
+  s->centre[0] = 0.5 * (box[0] + box[3]);
+  s->centre[1] = 0.5 * (box[1] + box[4]);
+  s->pin_len = -box[2];
+  s->overmold_half[0] = 0.5 * (box[3] - box[0]) + OVERMOLD_RIM;
+  s->overmold_half[1] = 0.5 * (box[4] - box[1]) + OVERMOLD_RIM;
+  s->overmold_half[2] = 0.5 * OVERMOLD_HEIGHT;
+  s->overmold_mass = OVERMOLD_MASS;
+  s->grip_height = s->shell_top + OVERMOLD_HEIGHT - GRIP_BELOW_TOP;
+  s->rack[0] = RACK_X, s->rack[1] = RACK_Y;
+  s->rack_top = RACK_TOP;
+  s->start[0] = s->rack[0] + s->start_offset[0];
+  s->start[1] = s->rack[1] + s->start_offset[1];
+  cell->table_top = socket->aabb[2];
+}
+
+int connectors_robot_scene_build(tf_env* env, connectors_robot_state* s, const tf_physics* physics,
+                                 const tf_robot_cell* cell_in, tf_rng* rng, char* err,
+                                 size_t errlen) {
+  const tf_connectors_config* c = &s->config;
+  tf_part_geometry plug, socket;
+  memset(&plug, 0, sizeof(plug));
+  memset(&socket, 0, sizeof(socket));
+  if (build_part(&plug, "connector_plug", c, c->mesh_chord_um, err, errlen) ||
+      build_part(&socket, "connector_socket", c, c->mesh_chord_um, err, errlen)) {
+    tf_part_geometry_free(&plug);
+    tf_part_geometry_free(&socket);
+    return -1;
+  }
+  tf_robot_cell cell_copy = *cell_in, *cell = &cell_copy;
+  layout(s, cell, &plug, &socket);
+  tf_builder* b = tf_builder_create();
+  if (!b) {
+    tf_part_geometry_free(&plug);
+    tf_part_geometry_free(&socket);
+    snprintf(err, errlen, "task 'connectors': out of memory");
+    return -1;
+  }
+  tf_option opt = tf_option_default();
+  opt.timestep = physics->dt / physics->substeps;
+  opt.solver = physics->solver;
+  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  opt.nconmax = NCONMAX;
+  tf_builder_set_option(b, &opt);
+  int rc = fill_builder(b, s, cell, rng, &plug, &socket, err, errlen);
+  tf_part_geometry_free(&plug);
+  tf_part_geometry_free(&socket);
+  if (rc == 0) {
+    char cerr[200];
+    env->model = tf_builder_compile(b, cerr, sizeof(cerr));
+    if (!env->model) {
+      snprintf(err, errlen, "task 'connectors': %s", cerr);
+      rc = -1;
+    }
+  }
+  tf_builder_destroy(b);
+  if (rc || probe_samples(s, err, errlen)) return -1;
+  env->data = tf_data_create(env->model);
+  if (!env->data) {
+    snprintf(err, errlen, "task 'connectors': out of memory");
+    return -1;
+  }
+  tf_kinematics(env->model, env->data);
+
+  tf_probe_spec* p = &env->probe;
+  p->tunnel_body = s->plug_body;
+  p->axis[0] = 0, p->axis[1] = 0, p->axis[2] = -1;
+  p->seat[0] = p->seat[1] = 0;
+  p->seat[2] = -s->mating_depth;
+  p->noverlap = 1;
+  p->overlap[0][0] =
+      (tf_probe_surface){s->plug_measure, s->plug_samples, s->nplug, s->sample_floor};
+  p->overlap[0][1] =
+      (tf_probe_surface){s->socket_measure, s->socket_samples, s->nsocket, s->sample_floor};
+  return 0;
+}

@@ -1,0 +1,292 @@
+// The peg task's robot-mode model: the rig's hole block and peg (the same parts, colliders
+// and overlap-probe geoms as peg_scene.c builds, the block's floor the same 20 mm), set in a
+// work cell: a table under the block, a stand beside it carrying the upright peg, and the
+// Panda on the table. With grasp=weld the peg starts in the closed hand, held by a weld
+// equality made at build time (the engine has no switchable equalities, so the weld cannot
+// wait for a grasp), and the script skips the pick.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "peg_robot.h"
+
+#define BLOCK_WALL 2e-3   // m: the least wall beside the bore's rim (the rig's)
+#define STAND_HALF 0.035  // m: half the stand's side (the peg's foot is 50 mm across)
+#define START_LIFT 1e-4   // m: the peg starts this far above the stand and settles
+#define NCONMAX 512       // contacts: fingers, stand, block and arm at once
+#define GRIP_MARGIN 2e-4  // m: the grip geom's rows reach this far (see fill_builder)
+
+// Collision bits. The run's collider is the peg's shape against the hole (and the table);
+// the fingers and the stand touch a second geom of the peg, its exact analytic SDF, which a
+// pad or the stand (boxes) samples at a few dozen points where the collider mesh would bring
+// thousands of triangles: the grasp is as exact and the pick costs little.
+#define BIT_ENV TF_PANDA_CONTYPE_ENV  // the engine's default: the block, the table
+#define BIT_ARM TF_PANDA_CONTYPE_ARM  // the Panda's geoms
+#define BIT_PEG 4u                    // the peg's collider
+#define BIT_STAND 8u                  // the stand
+
+// "key=value" text for a number, kept alive by the caller's buffer
+static void put(tf_kv* kv, char (*text)[32], int i, const char* key, double value) {
+  snprintf(text[i], sizeof(text[i]), "%.17g", value);
+  kv[i].key = key;
+  kv[i].value = text[i];
+}
+
+// half the block's side, as the rig sizes it
+static double block_half(const peg_config* c) {
+  double rim = 0.5 * c->diameter + c->clearance + c->chamfer;
+  double reach = c->square ? rim * sqrt(2.0) : rim;
+  return fmax(c->diameter, reach + BLOCK_WALL);
+}
+
+static int build_parts(tf_part_geometry* peg, tf_part_geometry* hole, const peg_config* c,
+                       char* err, size_t errlen) {
+  tf_kv kv[8];
+  char text[8][32];
+  kv[0].key = "shape", kv[0].value = c->square ? "square" : "round";
+  put(kv, text, 1, "diameter", c->diameter);
+  put(kv, text, 2, "length", c->length);
+  put(kv, text, 3, "chamfer", c->chamfer);
+  put(kv, text, 4, "chord_um", c->chord * 1e6);
+  if (tf_part_build("peg", kv, 5, peg, err, errlen)) return -1;
+  put(kv, text, 2, "clearance_um", c->clearance * 1e6);
+  put(kv, text, 3, "depth", c->depth);
+  put(kv, text, 4, "chamfer", c->chamfer);
+  put(kv, text, 5, "block_side", 2 * block_half(c));
+  put(kv, text, 6, "block_height", c->depth + PEG_ROBOT_BLOCK_FLOOR);
+  put(kv, text, 7, "chord_um", c->chord * 1e6);
+  return tf_part_build("hole", kv, 8, hole, err, errlen);
+}
+
+// uniform-density peg: mass and principal moments about its centre
+static void peg_inertia(const peg_config* c, double* mass, double inertia[6]) {
+  double half = 0.5 * c->diameter, len = c->length;
+  memset(inertia, 0, 6 * sizeof(double));
+  if (c->square) {
+    double a = c->diameter;
+    *mass = c->density * a * a * len;
+    inertia[0] = inertia[1] = *mass * (a * a + len * len) / 12;
+    inertia[2] = *mass * a * a / 6;
+  } else {
+    *mass = c->density * M_PI * half * half * len;
+    inertia[0] = inertia[1] = *mass * (3 * half * half + len * len) / 12;
+    inertia[2] = *mass * half * half / 2;
+  }
+}
+
+// one geom carrying a collider shape (sdf, mesh or hull id by type) on body; a mesh may carry
+// its part's SDF as well (sdf, else -1), which makes its pairs sample both ways (as the rig's)
+static int add_collider(tf_builder* b, const char* name, int body, tf_geom_type type, int id,
+                        int sdf, double mu) {
+  tf_geom_def g = tf_geom_def_default();
+  if (body != 0) {
+    // the peg's collider meets the block and the table, not the arm (the grip geom does)
+    g.contype = BIT_PEG;
+    g.conaffinity = BIT_ENV;
+  }
+  g.name = name;
+  g.body = body;
+  g.type = type;
+  g.sdf = type == TF_GEOM_SDF ? id : sdf;
+  g.mesh = type == TF_GEOM_MESH ? id : -1;
+  g.hull = type == TF_GEOM_HULL ? id : -1;
+  g.friction[0] = mu;
+  g.condim = 3;
+  return tf_builder_add_geom(b, &g);
+}
+
+static int add_measure(tf_builder* b, const char* name, int body, int sdf) {
+  tf_geom_def g = tf_geom_def_default();
+  g.name = name;
+  g.body = body;
+  g.type = TF_GEOM_SDF;
+  g.sdf = sdf;
+  g.contype = 0;
+  g.conaffinity = 0;
+  return tf_builder_add_geom(b, &g);
+}
+
+// the peg's start: upright on the stand, or (weld) in the hand of the start configuration,
+// its axis along the TCP's -z and its tip grip_height below the TCP
+static void peg_start_pose(const peg_robot_state* s, const tf_robot_cell* cell, double pos[3],
+                           double quat[4]) {
+  if (s->grasp != TF_ROBOT_GRASP_WELD) {
+    pos[0] = s->start[0], pos[1] = s->start[1], pos[2] = START_LIFT;
+    quat[0] = 1, quat[1] = quat[2] = quat[3] = 0;
+    return;
+  }
+  double tcp[3], tq[4], z[3];
+  static const double flip[4] = {0, 1, 0, 0};  // half a turn about x: z -> -z
+  tf_robot_cell_tcp(cell, s->robot.q_start, tcp, tq);
+  tf_robot_quat_rotate(z, tq, (const double[3]){0, 0, 1});
+  for (int k = 0; k < 3; k++) pos[k] = tcp[k] + s->grip_height * z[k];
+  tf_robot_quat_mul(quat, tq, flip);
+}
+
+static int fill_builder(tf_builder* b, peg_robot_state* s, const tf_robot_cell* cell, tf_rng* rng,
+                        const tf_part_geometry* peg, const tf_part_geometry* hole, char* err,
+                        size_t errlen) {
+  peg_state* ps = &s->peg;
+  const peg_config* c = &ps->cfg;
+  int sdf_hole = tf_part_add_to_builder(b, "hole", hole);
+  int sdf_peg = tf_part_add_to_builder(b, "peg", peg);
+  if (sdf_hole < 0 || sdf_peg < 0) {
+    snprintf(err, errlen, "task 'peg': out of memory building the parts");
+    return -1;
+  }
+  if (tf_robot_cell_build(b, cell, rng, &s->robot, err, errlen)) return -1;
+
+  // the stand: a static box from the table to z = 0
+  double height = c->depth + PEG_ROBOT_BLOCK_FLOOR;
+  tf_geom_def stand = tf_geom_def_default();
+  stand.name = "stand";
+  stand.type = TF_GEOM_BOX;
+  stand.size[0] = stand.size[1] = STAND_HALF;
+  stand.size[2] = 0.5 * height;
+  stand.pos[0] = s->stand[0], stand.pos[1] = s->stand[1], stand.pos[2] = -0.5 * height;
+  stand.rgba[0] = 0.4f, stand.rgba[1] = 0.4f, stand.rgba[2] = 0.45f, stand.rgba[3] = 1;
+  stand.contype = BIT_STAND;  // touches the peg's grip geom and the arm
+  stand.conaffinity = BIT_ARM;
+  int ok = tf_builder_add_geom(b, &stand) >= 0;
+
+  tf_body_def body = tf_body_def_default();
+  body.name = "peg";
+  body.parent = 0;
+  peg_start_pose(s, cell, body.pos, body.quat);
+  body.com[2] = 0.5 * c->length;
+  peg_inertia(c, &body.mass, body.inertia);
+  s->mass = body.mass;
+  ps->body = tf_builder_add_body(b, &body);
+  tf_joint_def joint = tf_joint_def_default();
+  joint.name = "peg_free";
+  joint.body = ps->body;
+  joint.type = TF_JOINT_FREE;
+  if (ps->body < 0 || tf_builder_add_joint(b, &joint) < 0) ok = 0;
+
+  switch (c->collider) {
+    case PEG_COLLIDER_SDF:
+      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, -1, c->mu) >= 0;
+      ok &= add_collider(b, "peg", ps->body, TF_GEOM_SDF, sdf_peg, -1, c->mu) >= 0;
+      break;
+    case PEG_COLLIDER_MESH_SDF: {
+      int mesh =
+          tf_builder_add_mesh(b, "peg_collider", peg->vert, peg->nvert, peg->face, peg->nface);
+      ok &= mesh >= 0;
+      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, -1, c->mu) >= 0;
+      ok &= add_collider(b, "peg", ps->body, TF_GEOM_MESH, mesh, sdf_peg, c->mu) >= 0;
+      break;
+    }
+    default: {
+      int hull_hole = tf_builder_add_hull(b, "hole_hull", hole->vert, hole->nvert);
+      int hull_peg = tf_builder_add_hull(b, "peg_hull", peg->vert, peg->nvert);
+      ok &= hull_hole >= 0 && hull_peg >= 0;
+      ok &= add_collider(b, "hole", 0, TF_GEOM_HULL, hull_hole, -1, c->mu) >= 0;
+      ok &= add_collider(b, "peg", ps->body, TF_GEOM_HULL, hull_peg, -1, c->mu) >= 0;
+      break;
+    }
+  }
+  // the grip geom: the peg's analytic SDF for the fingers, the hand and the stand
+  tf_geom_def grip = tf_geom_def_default();
+  grip.name = "peg_grip";
+  grip.body = ps->body;
+  grip.type = TF_GEOM_SDF;
+  grip.sdf = sdf_peg;
+  grip.friction[0] = c->mu;
+  grip.condim = 3;
+  grip.contype = 0;
+  grip.conaffinity = BIT_ARM | BIT_STAND;
+  // a pad meets the round peg along a line; at the run's min_margin (a tenth of the
+  // clearance) a tilt of a few urad leaves one end of it out of the rows and the peg pivots
+  // in the grasp about that one point. The grip's own margin keeps the whole line in.
+  grip.margin = GRIP_MARGIN;
+  ok &= tf_builder_add_geom(b, &grip) >= 0;
+  ps->geom_hole_measure = add_measure(b, "hole_measure", 0, sdf_hole);
+  ps->geom_peg_measure = add_measure(b, "peg_measure", ps->body, sdf_peg);
+  ok &= ps->geom_hole_measure >= 0 && ps->geom_peg_measure >= 0;
+  if (ok && s->grasp == TF_ROBOT_GRASP_WELD) {
+    tf_equality_def weld = tf_equality_def_default();
+    weld.name = "grasp_weld";
+    weld.type = TF_EQ_WELD;
+    weld.body1 = s->robot.panda.hand;
+    weld.body2 = ps->body;
+    ok &= tf_builder_add_equality(b, &weld) >= 0;
+  }
+  if (!ok) {
+    snprintf(err, errlen, "task 'peg': out of memory building the model");
+    return -1;
+  }
+  return 0;
+}
+
+int peg_robot_scene_build(tf_env* env, peg_robot_state* s, const tf_physics* physics,
+                          const tf_robot_cell* cell, tf_rng* rng, char* err, size_t errlen) {
+  peg_state* ps = &s->peg;
+  const peg_config* c = &ps->cfg;
+  tf_part_geometry peg, hole;
+  memset(&peg, 0, sizeof(peg));
+  memset(&hole, 0, sizeof(hole));
+  if (build_parts(&peg, &hole, c, err, errlen)) {
+    tf_part_geometry_free(&peg);
+    tf_part_geometry_free(&hole);
+    return -1;
+  }
+  ps->bore_half = 0.5 * c->diameter + c->clearance;
+  double floor_target = c->chord / 16;
+  if (peg_samples_peg(&ps->samples_peg, c, floor_target) ||
+      peg_samples_hole(&ps->samples_hole, c, ps->bore_half, floor_target)) {
+    tf_part_geometry_free(&peg);
+    tf_part_geometry_free(&hole);
+    snprintf(err, errlen, "task 'peg': out of memory building the probe samples");
+    return -1;
+  }
+  tf_builder* b = tf_builder_create();
+  if (!b) {
+    tf_part_geometry_free(&peg);
+    tf_part_geometry_free(&hole);
+    snprintf(err, errlen, "task 'peg': out of memory");
+    return -1;
+  }
+  tf_option opt = tf_option_default();
+  opt.timestep = physics->dt / physics->substeps;
+  opt.solver = physics->solver;
+  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  // the rig's reasoning (peg_scene.c): resting contact within a tenth of the clearance
+  opt.min_margin = fmax(1e-6, fmin(opt.min_margin, 0.1 * c->clearance));
+  opt.nconmax = NCONMAX;
+  tf_builder_set_option(b, &opt);
+  int rc = fill_builder(b, s, cell, rng, &peg, &hole, err, errlen);
+  tf_part_geometry_free(&peg);
+  tf_part_geometry_free(&hole);
+  if (rc == 0) {
+    char cerr[200];
+    env->model = tf_builder_compile(b, cerr, sizeof(cerr));
+    if (!env->model) {
+      snprintf(err, errlen, "task 'peg': %s", cerr);
+      rc = -1;
+    }
+  }
+  tf_builder_destroy(b);
+  if (rc) return -1;
+  env->data = tf_data_create(env->model);
+  if (!env->data) {
+    snprintf(err, errlen, "task 'peg': out of memory");
+    return -1;
+  }
+  tf_kinematics(env->model, env->data);
+
+  tf_probe_spec* p = &env->probe;
+  p->tunnel_body = ps->body;
+  p->axis[0] = 0, p->axis[1] = 0, p->axis[2] = -1;
+  p->seat[0] = 0, p->seat[1] = 0, p->seat[2] = -c->depth;
+  p->noverlap = 1;
+  p->overlap[0][0].geom = ps->geom_peg_measure;
+  p->overlap[0][0].points = ps->samples_peg.points;
+  p->overlap[0][0].npoint = ps->samples_peg.npoint;
+  p->overlap[0][0].floor = ps->samples_peg.floor;
+  p->overlap[0][1].geom = ps->geom_hole_measure;
+  p->overlap[0][1].points = ps->samples_hole.points;
+  p->overlap[0][1].npoint = ps->samples_hole.npoint;
+  p->overlap[0][1].floor = ps->samples_hole.floor;
+  return 0;
+}
