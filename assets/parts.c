@@ -177,7 +177,14 @@ void tf_part_geometry_free(tf_part_geometry* g) {
 }
 
 int tf_part_add_to_builder(tf_builder* b, const char* name, const tf_part_geometry* g) {
+  int mesh;
+  return tf_part_add_mesh_and_sdf(b, name, g, &mesh);
+}
+
+int tf_part_add_mesh_and_sdf(tf_builder* b, const char* name, const tf_part_geometry* g,
+                             int* mesh_id) {
   int mesh = tf_builder_add_mesh(b, name, g->vert, g->nvert, g->face, g->nface);
+  *mesh_id = mesh;
   if (mesh < 0) return -1;
   tf_sdf_def def;
   memset(&def, 0, sizeof(def));

@@ -77,6 +77,9 @@ int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* va
 // registers the part's mesh and SDF with a builder; returns the sdf id (its mesh is attached
 // as tf_sdf_def.mesh) or -1
 int tf_part_add_to_builder(tf_builder* b, const char* name, const tf_part_geometry* geometry);
+// the same, writing the mesh's id to *mesh as well (a scene whose collider is the mesh)
+int tf_part_add_mesh_and_sdf(tf_builder* b, const char* name, const tf_part_geometry* geometry,
+                             int* mesh);
 
 // gears: the centre distance of a pair (m, profile shift 0); the driven gear's angle when the
 // driver (at the origin) is at theta1 and the driven one sits at (+a, 0), backlash split

@@ -147,10 +147,11 @@ static int connectors_build(tf_env* env, const double* values, const tf_physics*
   p->axis[0] = 0, p->axis[1] = 0, p->axis[2] = -1;
   memcpy(p->seat, s->scene.seat, sizeof(p->seat));
   p->noverlap = 1;
-  p->overlap[0][0] = (tf_probe_surface){s->scene.plug_measure, s->scene.plug_samples,
-                                        s->scene.nplug, s->scene.sample_floor};
-  p->overlap[0][1] = (tf_probe_surface){s->scene.socket_measure, s->scene.socket_samples,
-                                        s->scene.nsocket, s->scene.sample_floor};
+  const tf_connectors_samples* samples = &s->scene.samples;
+  p->overlap[0][0] = (tf_probe_surface){s->scene.ids.plug_measure, samples->plug, samples->nplug,
+                                        samples->floor};
+  p->overlap[0][1] = (tf_probe_surface){s->scene.ids.socket_measure, samples->socket,
+                                        samples->nsocket, samples->floor};
   s->depth = s->depth_max = insertion_depth(env);
   s->seat_time = NAN;
   s->tilt_max = plug_tilt(env);

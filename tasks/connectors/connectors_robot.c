@@ -70,8 +70,8 @@ static void connectors_robot_destroy(tf_env* env) {
   connectors_robot_state* s = env->state;
   if (!s) return;
   tf_robot_free(&s->robot);
-  free(s->plug_samples);
-  free(s->socket_samples);
+  free(s->samples.plug);
+  free(s->samples.socket);
   free(s);
   env->state = NULL;
 }

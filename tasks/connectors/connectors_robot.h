@@ -35,25 +35,20 @@ typedef struct connectors_robot_state {
   int grasp;  // TF_ROBOT_GRASP_*
   // the model's pieces
   int plug_body;
-  int plug_measure, socket_measure;  // non-colliding analytic SDF geoms (the overlap probe)
-  double mating_depth;               // m
-  double shell_top;                  // m: the shell's top in the plug's frame
-  double centre[2];                  // m: the shell's centre (x, y) in the plug's frame
-  double pin_len;                    // m: the pins' reach below the mating face
-  double overmold_half[3];           // m: the overmold box's half sizes
-  double overmold_mass;              // kg
-  double mass;                       // kg: plug and overmold
-  double rack[2];                    // m: the rack's centre (x, y)
-  double rack_top;                   // m: z of the rails' top
-  double start_offset[2];            // m: the plug's start from the rack's centre (drawn)
-  double start[2];                   // m: the plug's start (x, y) on the rack
-  double grip_height;                // m: the TCP's height above the mating face in the grasp
-  // the overlap probe's samples (plug and socket geom frames)
-  double* plug_samples;
-  int nplug;
-  double* socket_samples;
-  int nsocket;
-  double sample_floor;
+  tf_connectors_ids ids;          // the pair's ids (connectors_scene.h)
+  double mating_depth;            // m
+  double shell_top;               // m: the shell's top in the plug's frame
+  double centre[2];               // m: the shell's centre (x, y) in the plug's frame
+  double pin_len;                 // m: the pins' reach below the mating face
+  double overmold_half[3];        // m: the overmold box's half sizes
+  double overmold_mass;           // kg
+  double mass;                    // kg: plug and overmold
+  double rack[2];                 // m: the rack's centre (x, y)
+  double rack_top;                // m: z of the rails' top
+  double start_offset[2];         // m: the plug's start from the rack's centre (drawn)
+  double start[2];                // m: the plug's start (x, y) on the rack
+  double grip_height;             // m: the TCP's height above the mating face in the grasp
+  tf_connectors_samples samples;  // the overlap probe's (the rig's)
   // what the task tracks
   double depth_max;  // m: the deepest the mating face went below the opening
   double seat_time;  // s: first control step within the seat tolerance (NaN: never)

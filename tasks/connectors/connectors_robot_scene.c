@@ -13,8 +13,6 @@
 
 #include "connectors_robot.h"
 
-#define PROBE_CHORD_RATIO 16  // the rig's: the probe's mesh 16x finer than the collider's
-#define PROBE_SPACING 1e-3    // m: the rig's largest distance between samples on a flat face
 #define OVERMOLD_RIM 2.5e-3   // m: the overmold overhangs the shell by this on every side
 #define OVERMOLD_HEIGHT 0.03  // m
 #define OVERMOLD_MASS 0.02    // kg
@@ -35,73 +33,6 @@
 #define BIT_ARM TF_PANDA_CONTYPE_ARM
 #define BIT_PLUG 4u
 #define BIT_RACK 8u
-
-static const char* const type_names[3] = {"dsub", "dp", "rj45"};
-
-static int build_part(tf_part_geometry* g, const char* part, const tf_connectors_config* c,
-                      double chord_um, char* err, size_t errlen) {
-  char clearance[32], chord[32];
-  snprintf(clearance, sizeof(clearance), "%.17g", c->clearance_um);
-  snprintf(chord, sizeof(chord), "%.17g", chord_um);
-  tf_kv kv[3] = {{"type", type_names[c->type]}, {"clearance_um", clearance}, {"chord_um", chord}};
-  return tf_part_build(part, kv, 3, g, err, errlen);
-}
-
-// the part's mesh and analytic SDF (the mesh attached to it); the sdf id, its mesh in *mesh
-static int add_part(tf_builder* b, const char* name, const tf_part_geometry* g, int* mesh) {
-  *mesh = tf_builder_add_mesh(b, name, g->vert, g->nvert, g->face, g->nface);
-  if (*mesh < 0) return -1;
-  tf_sdf_def def;
-  memset(&def, 0, sizeof(def));
-  def.name = name;
-  def.fn = g->fn;
-  def.params = g->params;
-  def.params_size = g->params_size;
-  memcpy(def.aabb, g->aabb, sizeof(def.aabb));
-  def.error_bound = g->error_bound;
-  def.feature_size = g->feature_size;
-  def.mesh = *mesh;
-  return tf_builder_add_sdf(b, &def);
-}
-
-// the part's collider as the rig's: its SDF, its mesh carrying its SDF (the moving plug under
-// mesh_sdf), or its hull; the plug's meets the socket, the table and the rails, not the arm
-static int add_collider(tf_builder* b, const char* name, int body, const tf_part_geometry* g,
-                        int sdf, int mesh, tf_connectors_collider collider, double mu) {
-  tf_geom_def geom = tf_geom_def_default();
-  geom.name = name;
-  geom.body = body;
-  geom.friction[0] = mu;
-  geom.condim = mu > 0 ? 3 : 1;
-  if (body != 0) {
-    geom.contype = BIT_PLUG;
-    geom.conaffinity = BIT_ENV;
-  }
-  if (collider == TF_CONNECTORS_HULL) {
-    geom.type = TF_GEOM_HULL;
-    geom.hull = tf_builder_add_hull(b, name, g->vert, g->nvert);
-    if (geom.hull < 0) return -1;
-  } else if (collider == TF_CONNECTORS_MESH_SDF && body != 0) {
-    geom.type = TF_GEOM_MESH;
-    geom.mesh = mesh;
-    geom.sdf = sdf;
-  } else {
-    geom.type = TF_GEOM_SDF;
-    geom.sdf = sdf;
-  }
-  return tf_builder_add_geom(b, &geom);
-}
-
-static int add_measure(tf_builder* b, const char* name, int body, int sdf) {
-  tf_geom_def geom = tf_geom_def_default();
-  geom.name = name;
-  geom.body = body;
-  geom.type = TF_GEOM_SDF;
-  geom.sdf = sdf;
-  geom.contype = 0;
-  geom.conaffinity = 0;
-  return tf_builder_add_geom(b, &geom);
-}
 
 // adds box (mass m, half sizes h, centre c) to the running mass, first moment and inertia
 // about the origin (ixx iyy izz ixy ixz iyz)
@@ -185,10 +116,7 @@ static int fill_builder(tf_builder* b, connectors_robot_state* s, const tf_robot
                         tf_rng* rng, const tf_part_geometry* plug, const tf_part_geometry* socket,
                         char* err, size_t errlen) {
   const tf_connectors_config* c = &s->config;
-  int plug_mesh, socket_mesh;
-  int plug_sdf = add_part(b, "plug", plug, &plug_mesh);
-  int socket_sdf = add_part(b, "socket", socket, &socket_mesh);
-  if (plug_sdf < 0 || socket_sdf < 0) {
+  if (tf_connectors_add_parts(b, plug, socket, &s->ids)) {
     snprintf(err, errlen, "task 'connectors': out of memory building the parts");
     return -1;
   }
@@ -210,8 +138,10 @@ static int fill_builder(tf_builder* b, connectors_robot_state* s, const tf_robot
   joint.type = TF_JOINT_FREE;
   if (s->plug_body < 0 || tf_builder_add_joint(b, &joint) < 0) ok = 0;
 
-  ok &= add_collider(b, "socket", 0, socket, socket_sdf, socket_mesh, c->collider, c->mu) >= 0;
-  ok &= add_collider(b, "plug", s->plug_body, plug, plug_sdf, plug_mesh, c->collider, c->mu) >= 0;
+  // the plug's collider meets the socket, the table and the rails, not the arm (the
+  // overmold does)
+  const tf_connectors_bits plug_bits = {BIT_PLUG, BIT_ENV};
+  ok &= tf_connectors_add_colliders(b, c, s->plug_body, plug, socket, &plug_bits, &s->ids) == 0;
   tf_geom_def over = tf_geom_def_default();
   over.name = "plug_overmold";
   over.body = s->plug_body;
@@ -227,9 +157,7 @@ static int fill_builder(tf_builder* b, connectors_robot_state* s, const tf_robot
   over.margin = GRIP_MARGIN;
   over.rgba[0] = 0.15f, over.rgba[1] = 0.15f, over.rgba[2] = 0.15f, over.rgba[3] = 1;
   ok &= tf_builder_add_geom(b, &over) >= 0;
-  s->socket_measure = add_measure(b, "socket_measure", 0, socket_sdf);
-  s->plug_measure = add_measure(b, "plug_measure", s->plug_body, plug_sdf);
-  ok &= s->socket_measure >= 0 && s->plug_measure >= 0;
+  ok &= tf_connectors_add_measures(b, s->plug_body, &s->ids) == 0;
   if (ok && s->grasp == TF_ROBOT_GRASP_WELD) {
     tf_equality_def weld = tf_equality_def_default();
     weld.name = "grasp_weld";
@@ -245,34 +173,12 @@ static int fill_builder(tf_builder* b, connectors_robot_state* s, const tf_robot
   return 0;
 }
 
-// the probe's samples of both parts, from meshes 16 times finer than the collider's (the rig's)
-static int probe_samples(connectors_robot_state* s, char* err, size_t errlen) {
-  const tf_connectors_config* c = &s->config;
-  tf_part_geometry fine[2];
-  const char* parts[2] = {"connector_plug", "connector_socket"};
-  for (int side = 0; side < 2; side++) {
-    if (build_part(&fine[side], parts[side], c, c->mesh_chord_um / PROBE_CHORD_RATIO, err,
-                   errlen)) {
-      if (side) tf_part_geometry_free(&fine[0]);
-      return -1;
-    }
-  }
-  int status =
-      tf_connectors_surface_samples(&fine[0], PROBE_SPACING, &s->plug_samples, &s->nplug) ||
-      tf_connectors_surface_samples(&fine[1], PROBE_SPACING, &s->socket_samples, &s->nsocket);
-  s->sample_floor = fmax(fine[0].chord_error, fine[1].chord_error);
-  tf_part_geometry_free(&fine[0]);
-  tf_part_geometry_free(&fine[1]);
-  if (status) snprintf(err, errlen, "task 'connectors': out of memory for the probe's samples");
-  return status ? -1 : 0;
-}
-
 // the sizes that follow from the parts: the overmold over the shell, the grasp, the rack, the
 // plug's start on it, the table under the socket block
 static void layout(connectors_robot_state* s, tf_robot_cell* cell, const tf_part_geometry* plug,
                    const tf_part_geometry* socket) {
   const double* box = plug->aabb;
-  s->mating_depth = tf_connector_mating_depth(type_names[s->config.type]);
+  s->mating_depth = tf_connector_mating_depth(tf_connectors_type_name(s->config.type));
   s->shell_top = box[5];
   s->centre[0] = 0.5 * (box[0] + box[3]);
   s->centre[1] = 0.5 * (box[1] + box[4]);
@@ -294,14 +200,7 @@ int connectors_robot_scene_build(tf_env* env, connectors_robot_state* s, const t
                                  size_t errlen) {
   const tf_connectors_config* c = &s->config;
   tf_part_geometry plug, socket;
-  memset(&plug, 0, sizeof(plug));
-  memset(&socket, 0, sizeof(socket));
-  if (build_part(&plug, "connector_plug", c, c->mesh_chord_um, err, errlen) ||
-      build_part(&socket, "connector_socket", c, c->mesh_chord_um, err, errlen)) {
-    tf_part_geometry_free(&plug);
-    tf_part_geometry_free(&socket);
-    return -1;
-  }
+  if (tf_connectors_parts_build(&plug, &socket, c, err, errlen)) return -1;
   tf_robot_cell cell_copy = *cell_in, *cell = &cell_copy;
   layout(s, cell, &plug, &socket);
   tf_builder* b = tf_builder_create();
@@ -329,7 +228,7 @@ int connectors_robot_scene_build(tf_env* env, connectors_robot_state* s, const t
     }
   }
   tf_builder_destroy(b);
-  if (rc || probe_samples(s, err, errlen)) return -1;
+  if (rc || tf_connectors_probe_samples(c, &s->samples, err, errlen)) return -1;
   env->data = tf_data_create(env->model);
   if (!env->data) {
     snprintf(err, errlen, "task 'connectors': out of memory");
@@ -343,9 +242,10 @@ int connectors_robot_scene_build(tf_env* env, connectors_robot_state* s, const t
   p->seat[0] = p->seat[1] = 0;
   p->seat[2] = -s->mating_depth;
   p->noverlap = 1;
+  const tf_connectors_samples* samples = &s->samples;
   p->overlap[0][0] =
-      (tf_probe_surface){s->plug_measure, s->plug_samples, s->nplug, s->sample_floor};
+      (tf_probe_surface){s->ids.plug_measure, samples->plug, samples->nplug, samples->floor};
   p->overlap[0][1] =
-      (tf_probe_surface){s->socket_measure, s->socket_samples, s->nsocket, s->sample_floor};
+      (tf_probe_surface){s->ids.socket_measure, samples->socket, samples->nsocket, samples->floor};
   return 0;
 }

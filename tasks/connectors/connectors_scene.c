@@ -29,78 +29,6 @@
 
 #include "connectors_scene.h"
 
-// the probe's mesh against the collider's: 1/16 of the chord error gives four times the
-// vertices along every arc (a sagitta falls with the square of the step)
-#define PROBE_CHORD_RATIO 16
-// m: the largest distance between the probe's samples on a flat face
-#define PROBE_SPACING 1e-3
-
-static const char* const type_names[3] = {"dsub", "dp", "rj45"};
-
-// builds one part of the pair at the given chord error
-static int build_part(tf_part_geometry* g, const char* part, const tf_connectors_config* c,
-                      double chord_um, char* err, size_t errlen) {
-  char clearance[32], chord[32];
-  snprintf(clearance, sizeof(clearance), "%.17g", c->clearance_um);
-  snprintf(chord, sizeof(chord), "%.17g", chord_um);
-  tf_kv kv[3] = {{"type", type_names[c->type]}, {"clearance_um", clearance}, {"chord_um", chord}};
-  return tf_part_build(part, kv, 3, g, err, errlen);
-}
-
-// registers the part's mesh and analytic SDF; returns the sdf id (its mesh id in *mesh) or -1
-static int add_part(tf_builder* b, const char* name, const tf_part_geometry* g, int* mesh) {
-  *mesh = tf_builder_add_mesh(b, name, g->vert, g->nvert, g->face, g->nface);
-  if (*mesh < 0) return -1;
-  tf_sdf_def def;
-  memset(&def, 0, sizeof(def));
-  def.name = name;
-  def.fn = g->fn;
-  def.params = g->params;
-  def.params_size = g->params_size;
-  memcpy(def.aabb, g->aabb, sizeof(def.aabb));
-  def.error_bound = g->error_bound;
-  def.feature_size = g->feature_size;
-  def.mesh = *mesh;
-  return tf_builder_add_sdf(b, &def);
-}
-
-// the part's collision geom on `body`: its SDF, its mesh carrying its SDF (sampled both ways
-// against the other's SDF), or its hull, which carries no SDF
-static int add_collider(tf_builder* b, const char* name, int body, const tf_part_geometry* g,
-                        int sdf, int mesh, tf_connectors_collider collider, int moving, double mu) {
-  tf_geom_def geom = tf_geom_def_default();
-  geom.name = name;
-  geom.body = body;
-  geom.friction[0] = mu;
-  geom.condim = mu > 0 ? 3 : 1;
-  if (collider == TF_CONNECTORS_HULL) {
-    geom.type = TF_GEOM_HULL;
-    geom.hull = tf_builder_add_hull(b, name, g->vert, g->nvert);
-    if (geom.hull < 0) return -1;
-  } else if (collider == TF_CONNECTORS_MESH_SDF && moving) {
-    geom.type = TF_GEOM_MESH;
-    geom.mesh = mesh;
-    geom.sdf = sdf;
-  } else {
-    geom.type = TF_GEOM_SDF;
-    geom.sdf = sdf;
-  }
-  return tf_builder_add_geom(b, &geom);
-}
-
-// a geom that never collides (contype and conaffinity 0) carrying the part's analytic SDF on
-// `body`: what the overlap probe measures in, whatever the collider is
-static int add_measure(tf_builder* b, const char* name, int body, int sdf) {
-  tf_geom_def geom = tf_geom_def_default();
-  geom.name = name;
-  geom.body = body;
-  geom.type = TF_GEOM_SDF;
-  geom.sdf = sdf;
-  geom.contype = 0;
-  geom.conaffinity = 0;
-  return tf_builder_add_geom(b, &geom);
-}
-
 // a slide or ball joint of the plug
 static int add_joint(tf_builder* b, const char* name, int body, tf_joint_type type, int axis,
                      const double anchor[3], double q0) {
@@ -174,41 +102,13 @@ void tf_connectors_scene_reset(const tf_connectors_scene* s, const tf_connectors
   }
 }
 
-// the probe's samples of both parts, from meshes four times finer than the collider's
-static int probe_samples(tf_connectors_scene* s, const tf_connectors_config* c, char* err,
-                         size_t errlen) {
-  tf_part_geometry fine[2];
-  const char* parts[2] = {"connector_plug", "connector_socket"};
-  s->sample_floor = 0;
-  s->sample_spacing = PROBE_SPACING;
-  for (int side = 0; side < 2; side++) {
-    if (build_part(&fine[side], parts[side], c, c->mesh_chord_um / PROBE_CHORD_RATIO, err,
-                   errlen)) {
-      if (side) tf_part_geometry_free(&fine[0]);
-      return -1;
-    }
-  }
-  int status =
-      tf_connectors_surface_samples(&fine[0], PROBE_SPACING, &s->plug_samples, &s->nplug) ||
-      tf_connectors_surface_samples(&fine[1], PROBE_SPACING, &s->socket_samples, &s->nsocket);
-  s->sample_floor = fmax(fine[0].chord_error, fine[1].chord_error);
-  tf_part_geometry_free(&fine[0]);
-  tf_part_geometry_free(&fine[1]);
-  if (status) snprintf(err, errlen, "task 'connectors': out of memory for the probe's samples");
-  return status ? -1 : 0;
-}
-
 int tf_connectors_scene_build(tf_connectors_scene* s, const tf_connectors_config* c,
                               const tf_physics* physics, char* err, size_t errlen) {
   memset(s, 0, sizeof(*s));
   s->actuator = -1;
-  s->mating_depth = tf_connector_mating_depth(type_names[c->type]);
+  s->mating_depth = tf_connector_mating_depth(tf_connectors_type_name(c->type));
   tf_part_geometry plug, socket;
-  if (build_part(&plug, "connector_plug", c, c->mesh_chord_um, err, errlen)) return -1;
-  if (build_part(&socket, "connector_socket", c, c->mesh_chord_um, err, errlen)) {
-    tf_part_geometry_free(&plug);
-    return -1;
-  }
+  if (tf_connectors_parts_build(&plug, &socket, c, err, errlen)) return -1;
   // seated, the plug frame sits at the socket's floor; at the start its pin tips (the plug's
   // lowest points, aabb[2] < 0) are start_gap above the opening
   s->seat[0] = s->seat[1] = 0;
@@ -224,17 +124,9 @@ int tf_connectors_scene_build(tf_connectors_scene* s, const tf_connectors_config
   int status = -1;
   if (!b) goto done;
   tf_builder_set_option(b, &opt);
-  int plug_mesh, socket_mesh;
-  int plug_sdf = add_part(b, "plug", &plug, &plug_mesh);
-  int socket_sdf = add_part(b, "socket", &socket, &socket_mesh);
-  if (plug_sdf < 0 || socket_sdf < 0 || add_plug(s, b, c, &plug, joint)) goto done;
-  s->socket_geom =
-      add_collider(b, "socket", 0, &socket, socket_sdf, socket_mesh, c->collider, 0, c->mu);
-  s->plug_geom =
-      add_collider(b, "plug", s->plug_body, &plug, plug_sdf, plug_mesh, c->collider, 1, c->mu);
-  s->socket_measure = add_measure(b, "socket_measure", 0, socket_sdf);
-  s->plug_measure = add_measure(b, "plug_measure", s->plug_body, plug_sdf);
-  if (s->socket_geom < 0 || s->plug_geom < 0 || s->socket_measure < 0 || s->plug_measure < 0) {
+  if (tf_connectors_add_parts(b, &plug, &socket, &s->ids) || add_plug(s, b, c, &plug, joint) ||
+      tf_connectors_add_colliders(b, c, s->plug_body, &plug, &socket, NULL, &s->ids) ||
+      tf_connectors_add_measures(b, s->plug_body, &s->ids)) {
     goto done;
   }
   s->model = tf_builder_compile(b, err, errlen);
@@ -249,7 +141,7 @@ done_with_message:
   tf_part_geometry_free(&plug);
   tf_part_geometry_free(&socket);
   if (status) return -1;
-  if (probe_samples(s, c, err, errlen)) {
+  if (tf_connectors_probe_samples(c, &s->samples, err, errlen)) {
     tf_model_destroy(s->model);
     tf_connectors_scene_free(s);
     return -1;
@@ -258,7 +150,7 @@ done_with_message:
 }
 
 void tf_connectors_scene_free(tf_connectors_scene* s) {
-  free(s->plug_samples);
-  free(s->socket_samples);
+  free(s->samples.plug);
+  free(s->samples.socket);
   memset(s, 0, sizeof(*s));
 }

@@ -36,23 +36,42 @@ typedef struct tf_connectors_config {
   double tilt_azimuth;   // rad: ... at this angle from +x
 } tf_connectors_config;
 
+// the pair's ids in a model: the parts' SDFs and meshes, their colliders and the overlap
+// probe's non-colliding analytic SDF geoms
+typedef struct tf_connectors_ids {
+  int plug_sdf, plug_mesh, socket_sdf, socket_mesh;
+  int plug_geom, socket_geom;
+  int plug_measure, socket_measure;
+} tf_connectors_ids;
+
+// the overlap probe's samples of both parts' true surfaces (geom frames)
+typedef struct tf_connectors_samples {
+  double* plug;  // (nplug x 3)
+  int nplug;
+  double* socket;  // (nsocket x 3)
+  int nsocket;
+  double floor;    // m: the samples' chord error
+  double spacing;  // m: largest distance between samples on a flat face
+} tf_connectors_samples;
+
+// the plug collider's collision bits where a scene needs its own (robot mode)
+typedef struct tf_connectors_bits {
+  unsigned contype, conaffinity;
+} tf_connectors_bits;
+
+#define TF_CONNECTORS_PROBE_SPACING 1e-3  // m: the probe's largest sample spacing on a face
+
 typedef struct tf_connectors_scene {
   tf_model* model;
   int plug_body;
-  int plug_geom, socket_geom;        // the colliders
-  int plug_measure, socket_measure;  // non-colliding analytic SDF geoms for the overlap probe
-  int slide_dof[3];                  // x, y, z slide dofs of the plug
-  int ball_qposadr;                  // the ball joint's quaternion in qpos
-  int actuator;                      // the push (-1 under gravity)
-  double mating_depth;               // m
-  double seat[3];                    // world position of the plug frame when seated
-  double start_height;               // m: plug frame z at the start
-  double* plug_samples;              // (nplug x 3) plug geom frame
-  int nplug;
-  double* socket_samples;  // (nsocket x 3) socket geom frame
-  int nsocket;
-  double sample_floor;    // m: the samples' chord error
-  double sample_spacing;  // m: largest distance between samples on a flat face
+  tf_connectors_ids ids;
+  int slide_dof[3];     // x, y, z slide dofs of the plug
+  int ball_qposadr;     // the ball joint's quaternion in qpos
+  int actuator;         // the push (-1 under gravity)
+  double mating_depth;  // m
+  double seat[3];       // world position of the plug frame when seated
+  double start_height;  // m: plug frame z at the start
+  tf_connectors_samples samples;
 } tf_connectors_scene;
 
 // builds the model (option from physics) and the overlap samples; 0, or -1 with a one-line
@@ -66,6 +85,27 @@ void tf_connectors_scene_reset(const tf_connectors_scene* scene, const tf_connec
                                tf_data* d);
 // frees the samples (not the model)
 void tf_connectors_scene_free(tf_connectors_scene* scene);
+
+// ---------------------------------------------------------------- the pair (connectors_parts.c)
+
+// the parts' `type` name of a type index (0 dsub, 1 dp, 2 rj45)
+const char* tf_connectors_type_name(int type);
+// plug and socket at the collider's chord error; 0, or -1 with a message and both freed
+int tf_connectors_parts_build(tf_part_geometry* plug, tf_part_geometry* socket,
+                              const tf_connectors_config* config, char* err, size_t errlen);
+// registers both parts' meshes and SDFs (ids' sdf and mesh ids); 0, or -1 out of memory
+int tf_connectors_add_parts(tf_builder* b, const tf_part_geometry* plug,
+                            const tf_part_geometry* socket, tf_connectors_ids* ids);
+// the socket's collider on the world body and the plug's on plug_body, as config's collider
+// names (plug_bits NULL: the engine's collision bits); 0, or -1 out of memory
+int tf_connectors_add_colliders(tf_builder* b, const tf_connectors_config* config, int plug_body,
+                                const tf_part_geometry* plug, const tf_part_geometry* socket,
+                                const tf_connectors_bits* plug_bits, tf_connectors_ids* ids);
+// the overlap probe's geoms of both parts; 0, or -1 out of memory
+int tf_connectors_add_measures(tf_builder* b, int plug_body, tf_connectors_ids* ids);
+// the probe's samples from meshes 16x finer than the collider's; 0, or -1 with a message
+int tf_connectors_probe_samples(const tf_connectors_config* config, tf_connectors_samples* out,
+                                char* err, size_t errlen);
 
 // samples of the part's true surface for the overlap probe: the mesh's vertices and points
 // spread over its triangles no farther apart than `spacing`, hidden faces of a union dropped;

@@ -15,6 +15,7 @@
 
 #include "connectors_robot.h"
 #include "task_gates.h"
+#include "task_robot_gate.h"
 
 #define SEEDS 10
 #define MIN_SEATED 9
@@ -22,51 +23,28 @@
 
 static void run_robot(tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
-  const tf_task_info* task = tf_task_for_mode(tf_task_find("connectors"), TF_MODE_ROBOT);
-  tf_metrics* m = malloc(sizeof(tf_metrics));
-  if (!task || !m) {
-    snprintf(r->error, sizeof(r->error), task ? "out of memory" : "connectors has no robot mode");
-    free(m);
-    return;
-  }
-  double seated = 0, peak = 0, align = 0, seat_time = 0;
-  int timed = 0;
-  for (int seed = 0; seed < SEEDS; seed++) {
-    tf_run_options o;
-    tf_run_options_default(&o);
-    o.task = "connectors";
-    o.mode = TF_MODE_ROBOT;
-    o.physics.solver = TF_SOLVER_AL;
-    o.physics.dt = 0.002;
-    o.duration =
-        connectors_robot_script_length(TF_ROBOT_OSC, TF_ROBOT_GRASP_FRICTION) + AFTER_SCRIPT;
-    o.seed = (uint64_t)seed;
-    o.set[0].key = "type", o.set[0].value = "dp";
-    o.set[1].key = "clearance_um", o.set[1].value = "100";
-    o.set[2].key = "controller", o.set[2].value = "osc";
-    o.set[3].key = "grasp", o.set[3].value = "friction";
-    o.nset = 4;
-    tf_env env;
-    char err[160];
-    if (tf_task_run_env(&o, 0, &env, m, err, sizeof(err))) {
-      snprintf(r->error, sizeof(r->error), "%s", err);
-      break;
-    }
-    tf_env_free(task, &env);
-    const char* status = tf_metrics_text(m, "status");
-    if (!status || strcmp(status, "ok") != 0) r->diverged = 1;
-    seated += tf_metrics_get(m, "success") == 1;
-    peak = fmax(peak, tf_metrics_get(m, "overlap.peak_m"));
-    align = fmax(align, tf_metrics_get(m, "robot.align_error_max"));
-    double t = tf_metrics_get(m, "connectors.seat_time_s");  // NaN: never seated
-    if (isfinite(t)) seat_time += t, timed++;
-  }
-  free(m);
-  if (r->error[0]) return;
-  tf_gate_add(r, "dp.seeds_succeeded", seated, MIN_SEATED, 0);
-  tf_gate_add(r, "dp.overlap_peak_max_m", peak, INFINITY, 1);
-  tf_gate_add(r, "dp.align_error_max_m", align, INFINITY, 1);
-  tf_gate_add(r, "dp.seat_time_mean_s", timed ? seat_time / timed : 0, INFINITY, 1);
+  tf_run_options o;
+  tf_run_options_default(&o);
+  o.task = "connectors";
+  o.mode = TF_MODE_ROBOT;
+  o.physics.solver = TF_SOLVER_AL;
+  o.physics.dt = 0.002;
+  o.duration = connectors_robot_script_length(TF_ROBOT_OSC, TF_ROBOT_GRASP_FRICTION) + AFTER_SCRIPT;
+  o.set[0].key = "type", o.set[0].value = "dp";
+  o.set[1].key = "clearance_um", o.set[1].value = "100";
+  o.set[2].key = "controller", o.set[2].value = "osc";
+  o.set[3].key = "grasp", o.set[3].value = "friction";
+  o.nset = 4;
+  tf_robot_gate_seeds s = {.nseed = SEEDS,
+                           .nkey = 2,
+                           .max_key = {"overlap.peak_m", "robot.align_error_max"},
+                           .mean_key = "connectors.seat_time_s"};
+  if (tf_robot_gate_run_seeds(&o, &s, r->error, sizeof(r->error))) return;
+  r->diverged = s.diverged > 0;
+  tf_gate_add(r, "dp.seeds_succeeded", s.succeeded, MIN_SEATED, 0);
+  tf_gate_add(r, "dp.overlap_peak_max_m", s.max[0], INFINITY, 1);
+  tf_gate_add(r, "dp.align_error_max_m", s.max[1], INFINITY, 1);
+  tf_gate_add(r, "dp.seat_time_mean_s", s.mean, INFINITY, 1);
 }
 
 const tf_task_gate tf_gate_connectors_robot = {

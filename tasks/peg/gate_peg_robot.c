@@ -15,6 +15,7 @@
 
 #include "peg_robot.h"
 #include "task_gates.h"
+#include "task_robot_gate.h"
 
 #define SEEDS 10
 #define MIN_SEATED 9
@@ -22,49 +23,27 @@
 
 static void run_robot(tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
-  const tf_task_info* task = tf_task_for_mode(tf_task_find("peg"), TF_MODE_ROBOT);
-  tf_metrics* m = malloc(sizeof(tf_metrics));
-  if (!task || !m) {
-    snprintf(r->error, sizeof(r->error), task ? "out of memory" : "peg has no robot mode");
-    free(m);
-    return;
-  }
-  double seated = 0, peak = 0, slip = 0, seat_time = 0;
-  int timed = 0;
-  for (int seed = 0; seed < SEEDS; seed++) {
-    tf_run_options o;
-    tf_run_options_default(&o);
-    o.task = "peg";
-    o.mode = TF_MODE_ROBOT;
-    o.physics.solver = TF_SOLVER_AL;
-    o.physics.dt = 0.002;
-    o.duration = tf_robot_script_length(NULL, TF_ROBOT_OSC, 0) + AFTER_SCRIPT;
-    o.seed = (uint64_t)seed;
-    o.set[0].key = "clearance_um", o.set[0].value = "100";
-    o.set[1].key = "controller", o.set[1].value = "osc";
-    o.set[2].key = "grasp", o.set[2].value = "friction";
-    o.nset = 3;
-    tf_env env;
-    char err[160];
-    if (tf_task_run_env(&o, 0, &env, m, err, sizeof(err))) {
-      snprintf(r->error, sizeof(r->error), "%s", err);
-      break;
-    }
-    tf_env_free(task, &env);
-    const char* status = tf_metrics_text(m, "status");
-    if (!status || strcmp(status, "ok") != 0) r->diverged = 1;
-    seated += tf_metrics_get(m, "success") == 1;
-    peak = fmax(peak, tf_metrics_get(m, "overlap.peak_m"));
-    slip = fmax(slip, tf_metrics_get(m, "robot.grasp_slip_max"));
-    double t = tf_metrics_get(m, "robot.seat_time_s");  // NaN: never seated
-    if (isfinite(t)) seat_time += t, timed++;
-  }
-  free(m);
-  if (r->error[0]) return;
-  tf_gate_add(r, "c100.seeds_seated", seated, MIN_SEATED, 0);
-  tf_gate_add(r, "c100.overlap_peak_max_m", peak, INFINITY, 1);
-  tf_gate_add(r, "c100.grasp_slip_max_m", slip, INFINITY, 1);
-  tf_gate_add(r, "c100.seat_time_mean_s", timed ? seat_time / timed : 0, INFINITY, 1);
+  tf_run_options o;
+  tf_run_options_default(&o);
+  o.task = "peg";
+  o.mode = TF_MODE_ROBOT;
+  o.physics.solver = TF_SOLVER_AL;
+  o.physics.dt = 0.002;
+  o.duration = tf_robot_script_length(NULL, TF_ROBOT_OSC, 0) + AFTER_SCRIPT;
+  o.set[0].key = "clearance_um", o.set[0].value = "100";
+  o.set[1].key = "controller", o.set[1].value = "osc";
+  o.set[2].key = "grasp", o.set[2].value = "friction";
+  o.nset = 3;
+  tf_robot_gate_seeds s = {.nseed = SEEDS,
+                           .nkey = 2,
+                           .max_key = {"overlap.peak_m", "robot.grasp_slip_max"},
+                           .mean_key = "robot.seat_time_s"};
+  if (tf_robot_gate_run_seeds(&o, &s, r->error, sizeof(r->error))) return;
+  r->diverged = s.diverged > 0;
+  tf_gate_add(r, "c100.seeds_seated", s.succeeded, MIN_SEATED, 0);
+  tf_gate_add(r, "c100.overlap_peak_max_m", s.max[0], INFINITY, 1);
+  tf_gate_add(r, "c100.grasp_slip_max_m", s.max[1], INFINITY, 1);
+  tf_gate_add(r, "c100.seat_time_mean_s", s.mean, INFINITY, 1);
 }
 
 const tf_task_gate tf_gate_peg_robot = {

@@ -15,6 +15,7 @@
 
 // m: the tip's lowest point this close to the floor has met it (the seat speed)
 #define PEG_SEAT_TOUCH 1e-4
+#define PEG_BLOCK_FLOOR 0.02  // m of solid block below the bore's bottom (rig and robot mode)
 
 // the schema's entries, in order (peg.c holds the table)
 enum {
@@ -87,6 +88,35 @@ int peg_config_from_values(peg_config* c, const double* values, char* err, size_
 // fills s (ids, samples) and env->probe; returns 0, or -1 with a message (env and s hold
 // whatever was allocated: the task's destroy and the runner free it)
 int peg_scene_build(tf_env* env, peg_state* s, const tf_physics* physics, char* err, size_t errlen);
+
+// ---------------------------------------------------------------- parts (peg_parts.c)
+
+// the peg's collider geom's collision bits where a scene needs its own (robot mode)
+typedef struct peg_collision_bits {
+  unsigned contype, conaffinity;
+} peg_collision_bits;
+
+// the peg and hole parts of c (the block PEG_BLOCK_FLOOR deep under the bore); 0, or -1
+// with a message and both freed
+int peg_parts_build(tf_part_geometry* peg, tf_part_geometry* hole, const peg_config* c, char* err,
+                    size_t errlen);
+// uniform-density peg: mass and principal moments about its centre (body axes)
+void peg_inertia(const peg_config* c, double* mass, double inertia[6]);
+// the colliders c->collider names: the hole's on the world body, the peg's on peg_body (its
+// collision bits from peg_bits, NULL: the engine's defaults); sdf_* are the parts' SDF ids;
+// 0, or -1 when out of memory
+int peg_add_colliders(tf_builder* b, const peg_config* c, int peg_body, const tf_part_geometry* peg,
+                      const tf_part_geometry* hole, int sdf_peg, int sdf_hole,
+                      const peg_collision_bits* peg_bits);
+// the overlap probe's exact, non-colliding SDF geoms of both parts (s->body set); 0 or -1
+int peg_add_measures(tf_builder* b, peg_state* s, int sdf_peg, int sdf_hole);
+// s->bore_half and the probe samples (at 4x the collider's stations); 0, or -1 out of memory
+int peg_samples_build(peg_state* s);
+// the engine options of a peg scene: the run's physics, resting contact within a tenth of the
+// clearance
+tf_option peg_scene_option(const tf_physics* physics, const peg_config* c);
+// the tunnel and overlap probes' view of s (ids and samples set)
+void peg_probe_spec(tf_probe_spec* p, const peg_state* s);
 
 // the probe samples of the peg and the hole at chord sagitta <= floor_target (round) or
 // exactly on the faces (square); returns 0, or -1 when out of memory

@@ -10,7 +10,7 @@
 #include "peg.h"
 #include "task_robot.h"
 
-#define PEG_ROBOT_BLOCK_FLOOR 0.02  // m of block below the bore (the rig's)
+#define PEG_ROBOT_BLOCK_FLOOR PEG_BLOCK_FLOOR  // m of block below the bore (the rig's)
 
 // the robot schema's entries, in order (peg_robot.c holds the table)
 enum {

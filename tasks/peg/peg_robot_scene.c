@@ -11,7 +11,6 @@
 
 #include "peg_robot.h"
 
-#define BLOCK_WALL 2e-3   // m: the least wall beside the bore's rim (the rig's)
 #define STAND_HALF 0.035  // m: half the stand's side (the peg's foot is 50 mm across)
 #define START_LIFT 1e-4   // m: the peg starts this far above the stand and settles
 #define NCONMAX 512       // contacts: fingers, stand, block and arm at once
@@ -25,87 +24,6 @@
 #define BIT_ARM TF_PANDA_CONTYPE_ARM  // the Panda's geoms
 #define BIT_PEG 4u                    // the peg's collider
 #define BIT_STAND 8u                  // the stand
-
-// "key=value" text for a number, kept alive by the caller's buffer
-static void put(tf_kv* kv, char (*text)[32], int i, const char* key, double value) {
-  snprintf(text[i], sizeof(text[i]), "%.17g", value);
-  kv[i].key = key;
-  kv[i].value = text[i];
-}
-
-// half the block's side, as the rig sizes it
-static double block_half(const peg_config* c) {
-  double rim = 0.5 * c->diameter + c->clearance + c->chamfer;
-  double reach = c->square ? rim * sqrt(2.0) : rim;
-  return fmax(c->diameter, reach + BLOCK_WALL);
-}
-
-static int build_parts(tf_part_geometry* peg, tf_part_geometry* hole, const peg_config* c,
-                       char* err, size_t errlen) {
-  tf_kv kv[8];
-  char text[8][32];
-  kv[0].key = "shape", kv[0].value = c->square ? "square" : "round";
-  put(kv, text, 1, "diameter", c->diameter);
-  put(kv, text, 2, "length", c->length);
-  put(kv, text, 3, "chamfer", c->chamfer);
-  put(kv, text, 4, "chord_um", c->chord * 1e6);
-  if (tf_part_build("peg", kv, 5, peg, err, errlen)) return -1;
-  put(kv, text, 2, "clearance_um", c->clearance * 1e6);
-  put(kv, text, 3, "depth", c->depth);
-  put(kv, text, 4, "chamfer", c->chamfer);
-  put(kv, text, 5, "block_side", 2 * block_half(c));
-  put(kv, text, 6, "block_height", c->depth + PEG_ROBOT_BLOCK_FLOOR);
-  put(kv, text, 7, "chord_um", c->chord * 1e6);
-  return tf_part_build("hole", kv, 8, hole, err, errlen);
-}
-
-// uniform-density peg: mass and principal moments about its centre
-static void peg_inertia(const peg_config* c, double* mass, double inertia[6]) {
-  double half = 0.5 * c->diameter, len = c->length;
-  memset(inertia, 0, 6 * sizeof(double));
-  if (c->square) {
-    double a = c->diameter;
-    *mass = c->density * a * a * len;
-    inertia[0] = inertia[1] = *mass * (a * a + len * len) / 12;
-    inertia[2] = *mass * a * a / 6;
-  } else {
-    *mass = c->density * M_PI * half * half * len;
-    inertia[0] = inertia[1] = *mass * (3 * half * half + len * len) / 12;
-    inertia[2] = *mass * half * half / 2;
-  }
-}
-
-// one geom carrying a collider shape (sdf, mesh or hull id by type) on body; a mesh may carry
-// its part's SDF as well (sdf, else -1), which makes its pairs sample both ways (as the rig's)
-static int add_collider(tf_builder* b, const char* name, int body, tf_geom_type type, int id,
-                        int sdf, double mu) {
-  tf_geom_def g = tf_geom_def_default();
-  if (body != 0) {
-    // the peg's collider meets the block and the table, not the arm (the grip geom does)
-    g.contype = BIT_PEG;
-    g.conaffinity = BIT_ENV;
-  }
-  g.name = name;
-  g.body = body;
-  g.type = type;
-  g.sdf = type == TF_GEOM_SDF ? id : sdf;
-  g.mesh = type == TF_GEOM_MESH ? id : -1;
-  g.hull = type == TF_GEOM_HULL ? id : -1;
-  g.friction[0] = mu;
-  g.condim = 3;
-  return tf_builder_add_geom(b, &g);
-}
-
-static int add_measure(tf_builder* b, const char* name, int body, int sdf) {
-  tf_geom_def g = tf_geom_def_default();
-  g.name = name;
-  g.body = body;
-  g.type = TF_GEOM_SDF;
-  g.sdf = sdf;
-  g.contype = 0;
-  g.conaffinity = 0;
-  return tf_builder_add_geom(b, &g);
-}
 
 // the peg's start: upright on the stand, or (weld) in the hand of the start configuration,
 // its axis along the TCP's -z and its tip grip_height below the TCP
@@ -164,28 +82,9 @@ static int fill_builder(tf_builder* b, peg_robot_state* s, const tf_robot_cell* 
   joint.type = TF_JOINT_FREE;
   if (ps->body < 0 || tf_builder_add_joint(b, &joint) < 0) ok = 0;
 
-  switch (c->collider) {
-    case PEG_COLLIDER_SDF:
-      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, -1, c->mu) >= 0;
-      ok &= add_collider(b, "peg", ps->body, TF_GEOM_SDF, sdf_peg, -1, c->mu) >= 0;
-      break;
-    case PEG_COLLIDER_MESH_SDF: {
-      int mesh =
-          tf_builder_add_mesh(b, "peg_collider", peg->vert, peg->nvert, peg->face, peg->nface);
-      ok &= mesh >= 0;
-      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, -1, c->mu) >= 0;
-      ok &= add_collider(b, "peg", ps->body, TF_GEOM_MESH, mesh, sdf_peg, c->mu) >= 0;
-      break;
-    }
-    default: {
-      int hull_hole = tf_builder_add_hull(b, "hole_hull", hole->vert, hole->nvert);
-      int hull_peg = tf_builder_add_hull(b, "peg_hull", peg->vert, peg->nvert);
-      ok &= hull_hole >= 0 && hull_peg >= 0;
-      ok &= add_collider(b, "hole", 0, TF_GEOM_HULL, hull_hole, -1, c->mu) >= 0;
-      ok &= add_collider(b, "peg", ps->body, TF_GEOM_HULL, hull_peg, -1, c->mu) >= 0;
-      break;
-    }
-  }
+  // the peg's collider meets the block and the table, not the arm (the grip geom does)
+  const peg_collision_bits peg_bits = {BIT_PEG, BIT_ENV};
+  ok &= peg_add_colliders(b, c, ps->body, peg, hole, sdf_peg, sdf_hole, &peg_bits) == 0;
   // the grip geom: the peg's analytic SDF for the fingers, the hand and the stand
   tf_geom_def grip = tf_geom_def_default();
   grip.name = "peg_grip";
@@ -201,9 +100,7 @@ static int fill_builder(tf_builder* b, peg_robot_state* s, const tf_robot_cell* 
   // in the grasp about that one point. The grip's own margin keeps the whole line in.
   grip.margin = GRIP_MARGIN;
   ok &= tf_builder_add_geom(b, &grip) >= 0;
-  ps->geom_hole_measure = add_measure(b, "hole_measure", 0, sdf_hole);
-  ps->geom_peg_measure = add_measure(b, "peg_measure", ps->body, sdf_peg);
-  ok &= ps->geom_hole_measure >= 0 && ps->geom_peg_measure >= 0;
+  ok &= peg_add_measures(b, ps, sdf_peg, sdf_hole) == 0;
   if (ok && s->grasp == TF_ROBOT_GRASP_WELD) {
     tf_equality_def weld = tf_equality_def_default();
     weld.name = "grasp_weld";
@@ -224,17 +121,8 @@ int peg_robot_scene_build(tf_env* env, peg_robot_state* s, const tf_physics* phy
   peg_state* ps = &s->peg;
   const peg_config* c = &ps->cfg;
   tf_part_geometry peg, hole;
-  memset(&peg, 0, sizeof(peg));
-  memset(&hole, 0, sizeof(hole));
-  if (build_parts(&peg, &hole, c, err, errlen)) {
-    tf_part_geometry_free(&peg);
-    tf_part_geometry_free(&hole);
-    return -1;
-  }
-  ps->bore_half = 0.5 * c->diameter + c->clearance;
-  double floor_target = c->chord / 16;
-  if (peg_samples_peg(&ps->samples_peg, c, floor_target) ||
-      peg_samples_hole(&ps->samples_hole, c, ps->bore_half, floor_target)) {
+  if (peg_parts_build(&peg, &hole, c, err, errlen)) return -1;
+  if (peg_samples_build(ps)) {
     tf_part_geometry_free(&peg);
     tf_part_geometry_free(&hole);
     snprintf(err, errlen, "task 'peg': out of memory building the probe samples");
@@ -247,12 +135,7 @@ int peg_robot_scene_build(tf_env* env, peg_robot_state* s, const tf_physics* phy
     snprintf(err, errlen, "task 'peg': out of memory");
     return -1;
   }
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
-  // the rig's reasoning (peg_scene.c): resting contact within a tenth of the clearance
-  opt.min_margin = fmax(1e-6, fmin(opt.min_margin, 0.1 * c->clearance));
+  tf_option opt = peg_scene_option(physics, c);  // the rig's
   opt.nconmax = NCONMAX;
   tf_builder_set_option(b, &opt);
   int rc = fill_builder(b, s, cell, rng, &peg, &hole, err, errlen);
@@ -275,18 +158,6 @@ int peg_robot_scene_build(tf_env* env, peg_robot_state* s, const tf_physics* phy
   }
   tf_kinematics(env->model, env->data);
 
-  tf_probe_spec* p = &env->probe;
-  p->tunnel_body = ps->body;
-  p->axis[0] = 0, p->axis[1] = 0, p->axis[2] = -1;
-  p->seat[0] = 0, p->seat[1] = 0, p->seat[2] = -c->depth;
-  p->noverlap = 1;
-  p->overlap[0][0].geom = ps->geom_peg_measure;
-  p->overlap[0][0].points = ps->samples_peg.points;
-  p->overlap[0][0].npoint = ps->samples_peg.npoint;
-  p->overlap[0][0].floor = ps->samples_peg.floor;
-  p->overlap[0][1].geom = ps->geom_hole_measure;
-  p->overlap[0][1].points = ps->samples_hole.points;
-  p->overlap[0][1].npoint = ps->samples_hole.npoint;
-  p->overlap[0][1].floor = ps->samples_hole.floor;
+  peg_probe_spec(&env->probe, ps);
   return 0;
 }

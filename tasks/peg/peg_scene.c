@@ -18,93 +18,6 @@
 
 #include "peg.h"
 
-#define BLOCK_FLOOR 0.02  // m of solid block below the bore's bottom
-#define BLOCK_WALL 2e-3   // m: the least wall beside the bore's (or pocket corner's) rim
-
-// "key=value" text for a number, kept alive by the caller's buffer
-static void put(tf_kv* kv, char (*text)[32], int i, const char* key, double value) {
-  snprintf(text[i], sizeof(text[i]), "%.17g", value);
-  kv[i].key = key;
-  kv[i].value = text[i];
-}
-
-static int build_peg_part(tf_part_geometry* g, const peg_config* c, char* err, size_t errlen) {
-  tf_kv kv[5];
-  char text[5][32];
-  kv[0].key = "shape", kv[0].value = c->square ? "square" : "round";
-  put(kv, text, 1, "diameter", c->diameter);
-  put(kv, text, 2, "length", c->length);
-  put(kv, text, 3, "chamfer", c->chamfer);
-  put(kv, text, 4, "chord_um", c->chord * 1e6);
-  return tf_part_build("peg", kv, 5, g, err, errlen);
-}
-
-// half the block's side: a diameter each side of the axis (CRISP's look), or more when the
-// rim (a square pocket's corner) would leave less than BLOCK_WALL
-static double block_half(const peg_config* c) {
-  double rim = 0.5 * c->diameter + c->clearance + c->chamfer;
-  double reach = c->square ? rim * sqrt(2.0) : rim;
-  return fmax(c->diameter, reach + BLOCK_WALL);
-}
-
-static int build_hole_part(tf_part_geometry* g, const peg_config* c, char* err, size_t errlen) {
-  tf_kv kv[8];
-  char text[8][32];
-  kv[0].key = "shape", kv[0].value = c->square ? "square" : "round";
-  put(kv, text, 1, "diameter", c->diameter);
-  put(kv, text, 2, "clearance_um", c->clearance * 1e6);
-  put(kv, text, 3, "depth", c->depth);
-  put(kv, text, 4, "chamfer", c->chamfer);
-  put(kv, text, 5, "block_side", 2 * block_half(c));
-  put(kv, text, 6, "block_height", c->depth + BLOCK_FLOOR);
-  put(kv, text, 7, "chord_um", c->chord * 1e6);
-  return tf_part_build("hole", kv, 8, g, err, errlen);
-}
-
-// uniform-density peg: mass and principal moments about its centre (body axes)
-static void peg_inertia(const peg_config* c, double* mass, double inertia[6]) {
-  double half = 0.5 * c->diameter, len = c->length;
-  memset(inertia, 0, 6 * sizeof(double));
-  if (c->square) {
-    double a = c->diameter;
-    *mass = c->density * a * a * len;
-    inertia[0] = inertia[1] = *mass * (a * a + len * len) / 12;
-    inertia[2] = *mass * a * a / 6;
-  } else {
-    *mass = c->density * M_PI * half * half * len;
-    inertia[0] = inertia[1] = *mass * (3 * half * half + len * len) / 12;
-    inertia[2] = *mass * half * half / 2;
-  }
-}
-
-// one geom carrying a collider shape (sdf, mesh or hull id by type) on body; a mesh may carry
-// its part's SDF as well (sdf, else -1), which makes its pairs sample both ways
-static int add_collider(tf_builder* b, const char* name, int body, tf_geom_type type, int id,
-                        int sdf, double mu) {
-  tf_geom_def g = tf_geom_def_default();
-  g.name = name;
-  g.body = body;
-  g.type = type;
-  g.sdf = type == TF_GEOM_SDF ? id : sdf;
-  g.mesh = type == TF_GEOM_MESH ? id : -1;
-  g.hull = type == TF_GEOM_HULL ? id : -1;
-  g.friction[0] = mu;
-  g.condim = 3;
-  return tf_builder_add_geom(b, &g);
-}
-
-// an analytic SDF geom that collides with nothing: the overlap probe's view of a part
-static int add_measure(tf_builder* b, const char* name, int body, int sdf) {
-  tf_geom_def g = tf_geom_def_default();
-  g.name = name;
-  g.body = body;
-  g.type = TF_GEOM_SDF;
-  g.sdf = sdf;
-  g.contype = 0;
-  g.conaffinity = 0;
-  return tf_builder_add_geom(b, &g);
-}
-
 // fills the builder; returns 0 or -1 with a message
 static int fill_builder(tf_builder* b, peg_state* s, const tf_part_geometry* peg,
                         const tf_part_geometry* hole, char* err, size_t errlen) {
@@ -138,32 +51,8 @@ static int fill_builder(tf_builder* b, peg_state* s, const tf_part_geometry* peg
     return -1;
   }
 
-  int ok = 1;
-  switch (c->collider) {
-    case PEG_COLLIDER_SDF:
-      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, -1, c->mu) >= 0;
-      ok &= add_collider(b, "peg", s->body, TF_GEOM_SDF, sdf_peg, -1, c->mu) >= 0;
-      break;
-    case PEG_COLLIDER_MESH_SDF: {
-      int mesh =
-          tf_builder_add_mesh(b, "peg_collider", peg->vert, peg->nvert, peg->face, peg->nface);
-      ok &= mesh >= 0;
-      ok &= add_collider(b, "hole", 0, TF_GEOM_SDF, sdf_hole, -1, c->mu) >= 0;
-      ok &= add_collider(b, "peg", s->body, TF_GEOM_MESH, mesh, sdf_peg, c->mu) >= 0;
-      break;
-    }
-    default: {
-      int hull_hole = tf_builder_add_hull(b, "hole_hull", hole->vert, hole->nvert);
-      int hull_peg = tf_builder_add_hull(b, "peg_hull", peg->vert, peg->nvert);
-      ok &= hull_hole >= 0 && hull_peg >= 0;
-      ok &= add_collider(b, "hole", 0, TF_GEOM_HULL, hull_hole, -1, c->mu) >= 0;
-      ok &= add_collider(b, "peg", s->body, TF_GEOM_HULL, hull_peg, -1, c->mu) >= 0;
-      break;
-    }
-  }
-  s->geom_hole_measure = add_measure(b, "hole_measure", 0, sdf_hole);
-  s->geom_peg_measure = add_measure(b, "peg_measure", s->body, sdf_peg);
-  if (!ok || s->geom_hole_measure < 0 || s->geom_peg_measure < 0) {
+  if (peg_add_colliders(b, c, s->body, peg, hole, sdf_peg, sdf_hole, NULL) ||
+      peg_add_measures(b, s, sdf_peg, sdf_hole)) {
     snprintf(err, errlen, "task 'peg': out of memory building the model");
     return -1;
   }
@@ -197,19 +86,8 @@ int peg_scene_build(tf_env* env, peg_state* s, const tf_physics* physics, char* 
                     size_t errlen) {
   const peg_config* c = &s->cfg;
   tf_part_geometry peg, hole;
-  memset(&peg, 0, sizeof(peg));
-  memset(&hole, 0, sizeof(hole));
-  if (build_peg_part(&peg, c, err, errlen) || build_hole_part(&hole, c, err, errlen)) {
-    tf_part_geometry_free(&peg);
-    tf_part_geometry_free(&hole);
-    return -1;
-  }
-  s->bore_half = 0.5 * c->diameter + c->clearance;
-
-  // probe samples at 4x the collider mesh's stations per ring: sagitta 1/16 of its chord
-  double floor_target = c->chord / 16;
-  if (peg_samples_peg(&s->samples_peg, c, floor_target) ||
-      peg_samples_hole(&s->samples_hole, c, s->bore_half, floor_target)) {
+  if (peg_parts_build(&peg, &hole, c, err, errlen)) return -1;
+  if (peg_samples_build(s)) {
     tf_part_geometry_free(&peg);
     tf_part_geometry_free(&hole);
     snprintf(err, errlen, "task 'peg': out of memory building the probe samples");
@@ -223,15 +101,7 @@ int peg_scene_build(tf_env* env, peg_state* s, const tf_physics* physics, char* 
     snprintf(err, errlen, "task 'peg': out of memory");
     return -1;
   }
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
-  // candidates within min_margin are rows whatever their path (resting contact); at the
-  // engine's 100 um that takes in the entry chamfer's edge, whose blended normal would brake
-  // a peg sliding past it at a 50-100 um clearance. A tenth of the clearance keeps resting
-  // contact resting and leaves every farther point to the engine's path test.
-  opt.min_margin = fmax(1e-6, fmin(opt.min_margin, 0.1 * c->clearance));
+  tf_option opt = peg_scene_option(physics, c);
   tf_builder_set_option(b, &opt);
   int rc = fill_builder(b, s, &peg, &hole, err, errlen);
   tf_part_geometry_free(&peg);
@@ -266,18 +136,6 @@ int peg_scene_build(tf_env* env, peg_state* s, const tf_physics* physics, char* 
     return -1;
   }
 
-  tf_probe_spec* p = &env->probe;
-  p->tunnel_body = s->body;
-  p->axis[0] = 0, p->axis[1] = 0, p->axis[2] = -1;
-  p->seat[0] = 0, p->seat[1] = 0, p->seat[2] = -c->depth;
-  p->noverlap = 1;
-  p->overlap[0][0].geom = s->geom_peg_measure;
-  p->overlap[0][0].points = s->samples_peg.points;
-  p->overlap[0][0].npoint = s->samples_peg.npoint;
-  p->overlap[0][0].floor = s->samples_peg.floor;
-  p->overlap[0][1].geom = s->geom_hole_measure;
-  p->overlap[0][1].points = s->samples_hole.points;
-  p->overlap[0][1].npoint = s->samples_hole.npoint;
-  p->overlap[0][1].floor = s->samples_hole.floor;
+  peg_probe_spec(&env->probe, s);
   return 0;
 }
