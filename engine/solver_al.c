@@ -379,25 +379,20 @@ static void al_directional(al_work* w, double alpha, double g0, double dAd, doub
   *gp = dAd + w->beta * curv;
 }
 
-// exact line search: the root of the monotone phi'(alpha) by 1-D Newton inside a bracket
+// the line search's view of the objective along w's step (g0, dAd fixed for the step)
+typedef struct al_line {
+  al_work* w;
+  double g0, dAd;
+} al_line;
+
+static void al_line_directional(void* ctx, double alpha, double* g, double* gp) {
+  al_line* line = ctx;
+  al_directional(line->w, alpha, line->g0, line->dAd, g, gp);
+}
+
 static double al_line_search(al_work* w, double g0, double dAd) {
-  double lo = 0, hi = INFINITY, alpha = 1;
-  for (int it = 0; it < AL_LINE_SEARCH_ITERS; it++) {
-    double g, gp;
-    al_directional(w, alpha, g0, dAd, &g, &gp);
-    if (fabs(g) <= 1e-13 * fabs(g0)) return alpha;
-    if (g < 0) {
-      lo = alpha;
-    } else {
-      hi = alpha;
-    }
-    if (hi - lo <= 1e-15 * hi) break;
-    double next = alpha - g / gp;
-    if (!(next > lo && next < hi)) next = isinf(hi) ? 2 * lo : 0.5 * (lo + hi);
-    alpha = next;
-  }
-  // unconverged bracket: its lower end still descends (phi' < 0 up to it)
-  return lo > 0 ? lo : alpha;
+  al_line line = {w, g0, dAd};
+  return tf_line_search_root(al_line_directional, &line, g0, AL_LINE_SEARCH_ITERS);
 }
 
 // the inner semismooth Newton for fixed lambda_bar and De Saxce terms; v in/out. Stops at

@@ -372,25 +372,20 @@ static void nt_directional(nt_work* w, double alpha, double g0, double dAd, doub
   *gp = dAd + curv;
 }
 
-// exact line search: the root of the monotone f'(alpha) by 1-D Newton inside a bracket
-// (finite on the piecewise quadratic rows: Newton lands on the root once in its piece)
+// the line search's view of the objective along w's step (g0, dAd fixed for the step)
+typedef struct nt_line {
+  nt_work* w;
+  double g0, dAd;
+} nt_line;
+
+static void nt_line_directional(void* ctx, double alpha, double* g, double* gp) {
+  nt_line* line = ctx;
+  nt_directional(line->w, alpha, line->g0, line->dAd, g, gp);
+}
+
 static double nt_line_search(nt_work* w, double g0, double dAd) {
-  double lo = 0, hi = INFINITY, alpha = 1;
-  for (int it = 0; it < NT_LINE_SEARCH_ITERS; it++) {
-    double g, gp;
-    nt_directional(w, alpha, g0, dAd, &g, &gp);
-    if (fabs(g) <= 1e-13 * fabs(g0)) return alpha;
-    if (g < 0) {
-      lo = alpha;
-    } else {
-      hi = alpha;
-    }
-    if (hi - lo <= 1e-15 * hi) break;
-    double next = alpha - g / gp;
-    if (!(next > lo && next < hi)) next = isinf(hi) ? 2 * lo : 0.5 * (lo + hi);
-    alpha = next;
-  }
-  return lo > 0 ? lo : alpha;
+  nt_line line = {w, g0, dAd};
+  return tf_line_search_root(nt_line_directional, &line, g0, NT_LINE_SEARCH_ITERS);
 }
 
 // carves the work arrays from one arena block

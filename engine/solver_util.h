@@ -22,4 +22,10 @@ double tf_natural_residual(const tf_constraint_problem* p, const double* v, cons
 void tf_velocity_from_impulse(const tf_constraint_problem* p, const double* lambda, double* v);
 void tf_dissipation_guard(const tf_constraint_problem* p, double* lambda, double* v);
 
+// phi'(alpha) into *g and phi''(alpha) into *gp, for a solver's objective along its step
+typedef void (*tf_directional_fn)(void* ctx, double alpha, double* g, double* gp);
+// the step alpha > 0 where phi' (monotone, phi'(0) = g0 < 0) crosses zero, by bracketed 1-D
+// Newton from alpha = 1 in at most maxit evaluations (solver_line_search.c)
+double tf_line_search_root(tf_directional_fn directional, void* ctx, double g0, int maxit);
+
 #endif  // TF_SOLVER_UTIL_H
