@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "connectors/connectors.h"
+#include "task_checks.h"
 
 static const double pi = 3.14159265358979323846;
 
@@ -75,28 +76,6 @@ static void test_bad_parameters(void** state) {
   assert_failed_row(no_cap, 2, "push_force");
 }
 
-// every metric but the timings, bit for bit
-static void assert_same_metrics(const tf_metrics* a, const tf_metrics* b) {
-  assert_int_equal(a->n, b->n);
-  for (int i = 0; i < a->n; i++) {
-    const tf_metric* x = &a->item[i];
-    const tf_metric* y = &b->item[i];
-    assert_string_equal(x->name, y->name);
-    if (strncmp(x->name, "throughput.", 11) == 0 || strcmp(x->name, "steps_per_s") == 0 ||
-        strcmp(x->name, "realtime_factor") == 0) {
-      continue;
-    }
-    if (x->kind == TF_METRIC_TEXT) {
-      assert_string_equal(x->text, y->text);
-    } else if (!(isnan(x->value) && isnan(y->value))) {
-      if (memcmp(&x->value, &y->value, sizeof(double)) != 0) {
-        print_message("%s: %.17g vs %.17g\n", x->name, x->value, y->value);
-        fail();
-      }
-    }
-  }
-}
-
 static void test_determinism(void** state) {
   (void)state;
   tf_kv set[] = {{"type", "rj45"}};
@@ -109,7 +88,7 @@ static void test_determinism(void** state) {
   assert_int_equal(tf_task_run(&o, &first, err, sizeof(err)), 0);
   assert_int_equal(tf_task_run(&o, &second, err, sizeof(err)), 0);
   assert_string_equal(tf_metrics_text(&first, "status"), "ok");
-  assert_same_metrics(&first, &second);
+  task_assert_same_metrics(&first, &second);
   // the perturbed environment really is another one: its offset is in the row's mean
   assert_true(tf_metrics_get(&first, "connectors.offset_m") > 0);
 }

@@ -14,6 +14,7 @@
 
 #include "connectors/connectors_robot.h"
 #include "task.h"
+#include "task_checks.h"
 
 // robot-mode options at dt 2 ms (al) with key=value pairs given as "key", "value", ..., NULL
 static void options(tf_run_options* o, double duration, uint64_t seed, ...) {
@@ -25,26 +26,8 @@ static void options(tf_run_options* o, double duration, uint64_t seed, ...) {
   o->seed = seed;
   va_list ap;
   va_start(ap, seed);
-  for (const char* key = va_arg(ap, const char*); key; key = va_arg(ap, const char*)) {
-    o->set[o->nset].key = key;
-    o->set[o->nset].value = va_arg(ap, const char*);
-    o->nset++;
-  }
+  task_set_pairs(o, ap);
   va_end(ap);
-}
-
-static void run_env(const tf_run_options* o, tf_env* env, tf_metrics* row) {
-  char err[256] = "";
-  int rc = tf_task_run_env(o, 0, env, row, err, sizeof(err));
-  if (rc) print_message("run: %s\n", err);
-  assert_int_equal(rc, 0);
-}
-
-static const tf_task_info* robot_task(void) {
-  const tf_task_info* t = tf_task_for_mode(tf_task_find("connectors"), TF_MODE_ROBOT);
-  assert_non_null(t);
-  assert_string_equal(t->name, "connectors");
-  return t;
 }
 
 static void test_bad_parameters(void** state) {
@@ -73,14 +56,14 @@ static void test_bad_parameters(void** state) {
 // seed draws the same start every time, another seed another
 static void test_starts(void** state) {
   (void)state;
-  const tf_task_info* task = robot_task();
+  const tf_task_info* task = task_robot_mode("connectors");
   tf_metrics* row = test_malloc(sizeof(tf_metrics));
   double first[2][2];
   for (int run = 0; run < 3; run++) {
     tf_run_options o;
     options(&o, 0.002, run == 2 ? 0 : (uint64_t)run, "perturb_mm", "2", NULL);
     tf_env env;
-    run_env(&o, &env, row);
+    task_run_env(&o, &env, row);
     const connectors_robot_state* s = env.state;
     assert_true(fabs(s->start[0] - s->rack[0]) <= 2e-3);
     assert_true(fabs(s->start[1] - s->rack[1]) <= 0.25e-3);
@@ -102,27 +85,19 @@ static void test_starts(void** state) {
 // the TCP's -z) and the run seats it without touching the socket's walls
 static void test_weld(void** state) {
   (void)state;
-  const tf_task_info* task = robot_task();
+  const tf_task_info* task = task_robot_mode("connectors");
   tf_metrics* row = test_malloc(sizeof(tf_metrics));
   tf_run_options o;
   options(&o, 0.002, 5, "grasp", "weld", NULL);
   tf_env env;
-  run_env(&o, &env, row);
+  task_run_env(&o, &env, row);
   const connectors_robot_state* s = env.state;
-  double tcp[3], tq[4], z[3], axis[3];
-  tf_robot_tcp(&s->robot, env.model, env.data, tcp, tq);
-  tf_robot_quat_rotate(z, tq, (const double[3]){0, 0, 1});
-  tf_robot_quat_rotate(axis, env.data->xquat + 4 * s->plug_body, (const double[3]){0, 0, 1});
-  const double* x = env.data->xpos + 3 * s->plug_body;
-  for (int k = 0; k < 3; k++) {
-    assert_true(fabs(x[k] - (tcp[k] + s->grip_height * z[k])) < 1e-6);
-    assert_true(fabs(axis[k] + z[k]) < 1e-6);
-  }
+  task_assert_in_hand(&s->robot, env.model, env.data, s->plug_body, s->grip_height);
   tf_env_free(task, &env);
 
   double length = connectors_robot_script_length(TF_ROBOT_OSC, TF_ROBOT_GRASP_WELD);
   options(&o, length + 0.1, 5, "grasp", "weld", NULL);
-  run_env(&o, &env, row);
+  task_run_env(&o, &env, row);
   print_message(
       "weld: seat error %.3g m, overlap peak %.3g m, lateral error %.3g m, seated at "
       "%.3f s\n",

@@ -13,6 +13,7 @@
 
 #include "peg/peg.h"
 #include "task.h"
+#include "task_checks.h"
 
 // options for the peg task at dt (al) with key=value pairs given as "key", "value", ..., NULL
 static void options(tf_run_options* o, double dt, double duration, int envs, ...) {
@@ -23,56 +24,31 @@ static void options(tf_run_options* o, double dt, double duration, int envs, ...
   o->envs = envs;
   va_list ap;
   va_start(ap, envs);
-  for (const char* key = va_arg(ap, const char*); key; key = va_arg(ap, const char*)) {
-    o->set[o->nset].key = key;
-    o->set[o->nset].value = va_arg(ap, const char*);
-    o->nset++;
-  }
+  task_set_pairs(o, ap);
   va_end(ap);
-}
-
-// a refused run: -1 and a message holding `needle`
-static void expect_refused(const tf_run_options* o, const char* needle) {
-  tf_metrics* row = test_malloc(sizeof(tf_metrics));
-  char err[256] = "";
-  assert_int_equal(tf_task_run(o, row, err, sizeof(err)), -1);
-  if (!strstr(err, needle)) print_message("message '%s' lacks '%s'\n", err, needle);
-  assert_non_null(strstr(err, needle));
-  test_free(row);
-}
-
-// a configuration only the build can judge: tf_task_run_env refuses it, naming the key
-static void expect_build_refused(const tf_run_options* o, const char* needle) {
-  tf_metrics* row = test_malloc(sizeof(tf_metrics));
-  tf_env env;
-  char err[256] = "";
-  assert_int_equal(tf_task_run_env(o, 0, &env, row, err, sizeof(err)), -1);
-  if (!strstr(err, needle)) print_message("message '%s' lacks '%s'\n", err, needle);
-  assert_non_null(strstr(err, needle));
-  test_free(row);
 }
 
 static void test_bad_parameters(void** state) {
   (void)state;
   tf_run_options o;
   options(&o, 0.002, 0.01, 1, "clearance_um", "-5", NULL);
-  expect_refused(&o, "clearance_um");
+  task_expect_refused(&o, "clearance_um");
   options(&o, 0.002, 0.01, 1, "shape", "hexagon", NULL);
-  expect_refused(&o, "shape");
+  task_expect_refused(&o, "shape");
   options(&o, 0.002, 0.01, 1, "collider", "voxels", NULL);
-  expect_refused(&o, "collider");
+  task_expect_refused(&o, "collider");
   options(&o, 0.002, 0.01, 1, "impact_speed", "fast", NULL);
-  expect_refused(&o, "impact_speed");
+  task_expect_refused(&o, "impact_speed");
   options(&o, 0.002, 0.01, 1, "mu", "-0.1", NULL);
-  expect_refused(&o, "mu");
+  task_expect_refused(&o, "mu");
   options(&o, 0.002, 0.01, 1, "depth", "20", NULL);
-  expect_refused(&o, "unknown parameter 'depth'");
+  task_expect_refused(&o, "unknown parameter 'depth'");
   // keys that only make sense together: a chamfer wider than the peg allows
   options(&o, 0.002, 0.01, 1, "chamfer_mm", "8", "depth_mm", "10", NULL);
-  expect_build_refused(&o, "chamfer_mm");
+  task_expect_build_refused(&o, "chamfer_mm");
   // the tilted peg would start inside the bore
   options(&o, 0.002, 0.01, 1, "gap_mm", "10", "tilt_deg", "2", NULL);
-  expect_build_refused(&o, "gap_mm");
+  task_expect_build_refused(&o, "gap_mm");
 }
 
 // two runs with the same seed: every metric but the timings is bit-identical

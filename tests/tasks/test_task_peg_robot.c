@@ -14,6 +14,7 @@
 
 #include "peg/peg_robot.h"
 #include "task.h"
+#include "task_checks.h"
 
 // robot-mode options at dt 2 ms (al) with key=value pairs given as "key", "value", ..., NULL
 static void options(tf_run_options* o, double duration, uint64_t seed, ...) {
@@ -25,69 +26,30 @@ static void options(tf_run_options* o, double duration, uint64_t seed, ...) {
   o->seed = seed;
   va_list ap;
   va_start(ap, seed);
-  for (const char* key = va_arg(ap, const char*); key; key = va_arg(ap, const char*)) {
-    o->set[o->nset].key = key;
-    o->set[o->nset].value = va_arg(ap, const char*);
-    o->nset++;
-  }
+  task_set_pairs(o, ap);
   va_end(ap);
-}
-
-static void expect_refused(const tf_run_options* o, const char* needle) {
-  tf_metrics* row = test_malloc(sizeof(tf_metrics));
-  char err[256] = "";
-  assert_int_equal(tf_task_run(o, row, err, sizeof(err)), -1);
-  if (!strstr(err, needle)) print_message("message '%s' lacks '%s'\n", err, needle);
-  assert_non_null(strstr(err, needle));
-  test_free(row);
-}
-
-static void expect_build_refused(const tf_run_options* o, const char* needle) {
-  tf_metrics* row = test_malloc(sizeof(tf_metrics));
-  tf_env env;
-  char err[256] = "";
-  assert_int_equal(tf_task_run_env(o, 0, &env, row, err, sizeof(err)), -1);
-  if (!strstr(err, needle)) print_message("message '%s' lacks '%s'\n", err, needle);
-  assert_non_null(strstr(err, needle));
-  test_free(row);
-}
-
-// runs environment 0 of o and keeps it; the caller frees it with tf_env_free
-static void run_env(const tf_run_options* o, tf_env* env, tf_metrics* row) {
-  char err[256] = "";
-  int rc = tf_task_run_env(o, 0, env, row, err, sizeof(err));
-  if (rc) print_message("run: %s\n", err);
-  assert_int_equal(rc, 0);
-}
-
-static const tf_task_info* robot_task(void) {
-  const tf_task_info* t = tf_task_for_mode(tf_task_find("peg"), TF_MODE_ROBOT);
-  assert_non_null(t);
-  assert_string_equal(t->name, "peg");
-  assert_null(t->robot);
-  return t;
 }
 
 static void test_bad_parameters(void** state) {
   (void)state;
   tf_run_options o;
   options(&o, 0.01, 0, "controller", "id", NULL);
-  expect_refused(&o, "controller");
+  task_expect_refused(&o, "controller");
   options(&o, 0.01, 0, "grasp", "suction", NULL);
-  expect_refused(&o, "grasp");
+  task_expect_refused(&o, "grasp");
   options(&o, 0.01, 0, "diameter_mm", "75", NULL);
-  expect_refused(&o, "diameter_mm");
+  task_expect_refused(&o, "diameter_mm");
   options(&o, 0.01, 0, "length_mm", "60", "depth_mm", "25", NULL);
-  expect_build_refused(&o, "length_mm");
+  task_expect_build_refused(&o, "length_mm");
   options(&o, 0.01, 0, "density", "20000", NULL);
-  expect_build_refused(&o, "payload");
+  task_expect_build_refused(&o, "payload");
   // the rig knows no robot keys, and robot mode no rig-only ones
   tf_run_options_default(&o);
   o.task = "peg";
   o.set[0].key = "controller", o.set[0].value = "osc", o.nset = 1;
-  expect_refused(&o, "unknown parameter 'controller'");
+  task_expect_refused(&o, "unknown parameter 'controller'");
   options(&o, 0.01, 0, "impact_speed", "1", NULL);
-  expect_refused(&o, "unknown parameter 'impact_speed'");
+  task_expect_refused(&o, "unknown parameter 'impact_speed'");
 }
 
 // the robot row says mode robot and names its controller and grasp; the rig's row has neither
@@ -117,7 +79,7 @@ static void test_row_keys(void** state) {
 // the arm's joints within perturb_deg; a seed draws the same start every time
 static void test_starts(void** state) {
   (void)state;
-  const tf_task_info* task = robot_task();
+  const tf_task_info* task = task_robot_mode("peg");
   tf_metrics* row = test_malloc(sizeof(tf_metrics));
   double first[2][2 + TF_PANDA_NJOINT];
   for (int run = 0; run < 3; run++) {
@@ -125,7 +87,7 @@ static void test_starts(void** state) {
     tf_run_options o;
     options(&o, 0.002, seed, "perturb_mm", "3", "perturb_deg", "2", NULL);
     tf_env env;
-    run_env(&o, &env, row);
+    task_run_env(&o, &env, row);
     const peg_robot_state* s = env.state;
     double off = hypot(s->start[0] - s->stand[0], s->start[1] - s->stand[1]);
     assert_true(off <= 3e-3);
@@ -150,7 +112,7 @@ static void test_starts(void** state) {
 // the same run twice ends in the same state, bit for bit (the pick is under way at 1.2 s)
 static void test_deterministic(void** state) {
   (void)state;
-  const tf_task_info* task = robot_task();
+  const tf_task_info* task = task_robot_mode("peg");
   tf_metrics* row = test_malloc(sizeof(tf_metrics));
   double qpos[2][64];
   int nq = 0;
@@ -158,7 +120,7 @@ static void test_deterministic(void** state) {
     tf_run_options o;
     options(&o, 1.2, 7, NULL);
     tf_env env;
-    run_env(&o, &env, row);
+    task_run_env(&o, &env, row);
     nq = env.model->nq;
     assert_true(nq <= 64);
     memcpy(qpos[k], env.data->qpos, sizeof(double) * (size_t)nq);
@@ -172,27 +134,19 @@ static void test_deterministic(void** state) {
 // past the TCP, and the run seats it
 static void test_weld(void** state) {
   (void)state;
-  const tf_task_info* task = robot_task();
+  const tf_task_info* task = task_robot_mode("peg");
   tf_metrics* row = test_malloc(sizeof(tf_metrics));
   tf_run_options o;
   options(&o, 0.002, 3, "grasp", "weld", NULL);
   tf_env env;
-  run_env(&o, &env, row);
+  task_run_env(&o, &env, row);
   const peg_robot_state* s = env.state;
-  double tcp[3], tq[4], z[3], axis[3];
-  tf_robot_tcp(&s->robot, env.model, env.data, tcp, tq);
-  tf_robot_quat_rotate(z, tq, (const double[3]){0, 0, 1});
-  tf_robot_quat_rotate(axis, env.data->xquat + 4 * s->peg.body, (const double[3]){0, 0, 1});
-  const double* tip = env.data->xpos + 3 * s->peg.body;
-  for (int k = 0; k < 3; k++) {
-    assert_true(fabs(tip[k] - (tcp[k] + s->grip_height * z[k])) < 1e-6);
-    assert_true(fabs(axis[k] + z[k]) < 1e-6);
-  }
+  task_assert_in_hand(&s->robot, env.model, env.data, s->peg.body, s->grip_height);
   tf_env_free(task, &env);
 
   double length = tf_robot_script_length(NULL, TF_ROBOT_OSC, 1);
   options(&o, length + 0.1, 3, "grasp", "weld", NULL);
-  run_env(&o, &env, row);
+  task_run_env(&o, &env, row);
   print_message("weld: seat error %.3g m, tilt %.3g deg, slip %.3g m, seated at %.3f s\n",
                 tf_metrics_get(row, "peg.seat_error_m"), tf_metrics_get(row, "peg.tilt_deg_final"),
                 tf_metrics_get(row, "robot.grasp_slip_max"),
