@@ -13,15 +13,24 @@ extern const tf_task_gate tf_gate_boltnut_gravity;
 extern const tf_task_gate tf_gate_gears_shaft_rates;
 extern const tf_task_gate tf_gate_gears_tunnel;
 extern const tf_task_gate tf_gate_gears_hull;
+extern const tf_task_gate tf_gate_gears_robot;
 extern const tf_task_gate tf_gate_connectors_dp;
 extern const tf_task_gate tf_gate_connectors_types;
 extern const tf_task_gate tf_gate_connectors_robot;
 
 static const tf_task_gate* const gates[] = {
-    &tf_gate_peg_crisp, &tf_gate_peg_tunnel, &tf_gate_peg_robot, /* peg */
-    &tf_gate_boltnut_servo, &tf_gate_boltnut_gravity, /* boltnut */
-    &tf_gate_gears_shaft_rates, &tf_gate_gears_tunnel, &tf_gate_gears_hull, /* gears */
-    &tf_gate_connectors_dp, &tf_gate_connectors_types, &tf_gate_connectors_robot, /* connectors */
+    &tf_gate_peg_crisp,
+    &tf_gate_peg_tunnel,
+    &tf_gate_peg_robot, /* peg */
+    &tf_gate_boltnut_servo,
+    &tf_gate_boltnut_gravity, /* boltnut */
+    &tf_gate_gears_shaft_rates,
+    &tf_gate_gears_tunnel,
+    &tf_gate_gears_hull,
+    &tf_gate_gears_robot, /* gears */
+    &tf_gate_connectors_dp,
+    &tf_gate_connectors_types,
+    &tf_gate_connectors_robot, /* connectors */
     NULL,
 };
 

@@ -165,6 +165,10 @@ typedef struct tf_robot_part {
                       // by this fraction of the part's lateral error from its seat's axis
                       // (a visual-servoing loop for lead-ins narrower than the arm's
                       // tracking); 0 none
+  double seat_yaw;    // rad: the seat's yaw, a part that is not round goes in at this plus a
+                      // multiple of 2 pi / yaw_order (a gear: a meshing phase); 0 for most
+  int grasp_any_yaw;  // 1: the pads meet the part at any yaw (a gear's teeth go all round) and
+                      // the hand keeps its own, though the seat's yaw is yaw_order-fold
 } tf_robot_part;
 
 typedef struct tf_robot_script {

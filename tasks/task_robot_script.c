@@ -100,7 +100,7 @@ static void grasp_orientation(const tf_robot_script* s, const double part_quat[4
   double pos[3];
   tf_robot_cell_tcp(&cell, cell.q_start, pos, quat);
   int order = s->part.yaw_order;
-  if (order == 0) return;
+  if (order == 0 || s->part.grasp_any_yaw) return;
   double period = order % 4 == 0 ? M_PI / 2 : M_PI;
   double dyaw = yaw_of(part_quat) - yaw_of(quat);
   dyaw -= period * round(dyaw / period);
@@ -108,7 +108,8 @@ static void grasp_orientation(const tf_robot_script* s, const double part_quat[4
 }
 
 // the part upright: its current orientation turned the shortest way to a vertical axis, and
-// a part that is not round turned to the seat's yaw (to the nearest of its symmetric ones)
+// a part that is not round turned to the seat's yaw (to the nearest of its symmetric ones,
+// seat_yaw plus a multiple of the symmetry's period)
 static void upright_pose(const tf_robot_script* s, const tf_data* d, double quat[4]) {
   const double* q = d->xquat + 4 * s->part.body;
   double axis[3], turn[4];
@@ -117,8 +118,8 @@ static void upright_pose(const tf_robot_script* s, const tf_data* d, double quat
   tf_robot_quat_mul(quat, turn, q);
   int order = s->part.yaw_order;
   if (order == 0) return;
-  double period = 2 * M_PI / order, yaw = yaw_of(quat);
-  turn_about_z(quat, period * round(yaw / period) - yaw);
+  double period = 2 * M_PI / order, off = yaw_of(quat) - s->part.seat_yaw;
+  turn_about_z(quat, period * round(off / period) - off);
 }
 
 // the part's pose in the TCP's frame now

@@ -314,6 +314,8 @@ static void gears_destroy(tf_env* env) {
   env->state = NULL;
 }
 
+extern const tf_task_info tf_task_gears_robot;
+
 const tf_task_info tf_task_gears = {
     .name = "gears",
     .description =
@@ -329,4 +331,5 @@ const tf_task_info tf_task_gears = {
     .observe = gears_observe,
     .finish = gears_finish,
     .destroy = gears_destroy,
+    .robot = &tf_task_gears_robot,  // gears_robot.c: pick a gear, put it on its shaft, mesh it
 };

@@ -12,15 +12,15 @@
 #include "gears_scene.h"
 #include "sdf_library.h"
 
-#define PLATE_MARGIN 0.01      // m: plate beyond the tip circles
-#define PLATE_THICKNESS 0.008  // m
-#define SHAFT_ABOVE 0.01       // m: shafts rise this far above the dropped gear's top face
-#define SHOULDER_WIDTH 0.003   // m: a shoulder's radius beyond the bore
-#define SHOULDER_HEIGHT 0.003  // m: a shoulder's top face above the plate (a gear's seat)
+#define PLATE_MARGIN 0.01  // m: plate beyond the tip circles
+#define PLATE_THICKNESS TF_GEARS_PLATE_THICKNESS
+#define SHAFT_ABOVE 0.01      // m: shafts rise this far above the dropped gear's top face
+#define SHOULDER_WIDTH 0.003  // m: a shoulder's radius beyond the bore
+#define SHOULDER_HEIGHT TF_GEARS_SHOULDER_HEIGHT
 // contacts kept per geom pair: each pair touches along a line (a tooth flank over the face
 // width) or a ring (bore on shaft, face on shoulder), which 8 spread points hold; 16 gave the
 // same slip and skipped-teeth figures at every rate of the gate and twice al's solve time
-#define PAIR_CONTACTS 8
+#define PAIR_CONTACTS TF_GEARS_PAIR_CONTACTS
 
 // the part's key=value strings for gear i (numbers printed exactly)
 static int build_gear(tf_part_geometry* g, const tf_gears_config* c, int teeth, double chord,
@@ -82,7 +82,8 @@ static int gear_geom(tf_builder* b, const tf_gears_config* c, const char* name, 
 }
 
 // gear i's collision geoms for the chosen collider: *teeth meets the other gears, *hub the
-// fixture (the same geom unless mesh_sdf); 0 or -1
+// fixture (the same geom unless mesh_sdf), and a loose gear's meet loose_conaffinity too; 0 or
+// -1
 static int add_gear_geoms(tf_builder* b, const tf_gears_config* c, int i, int body,
                           const tf_part_geometry* g, int* teeth, int* hub) {
   char name[32], hub_name[32];
@@ -98,7 +99,8 @@ static int add_gear_geoms(tf_builder* b, const tf_gears_config* c, int i, int bo
   sdf.error_bound = g->error_bound;
   sdf.feature_size = g->feature_size;
   sdf.mesh = -1;
-  unsigned both = BIT_FIXTURE | BIT_TEETH;
+  unsigned extra = c->loose[i] ? c->loose_conaffinity : 0u;
+  unsigned both = BIT_FIXTURE | BIT_TEETH | extra;
   if (c->collider == TF_GEARS_HULL) {
     // the hull collides; the exact SDF rides along (no mesh) only so that the overlap probe
     // can measure the true teeth, which no hull pair function reads
@@ -122,7 +124,7 @@ static int add_gear_geoms(tf_builder* b, const tf_gears_config* c, int i, int bo
   // parts with corners at their tips, so their teeth meet SDF x SDF: a flank sampled in the
   // other gear's field next to its tip corner takes the corner's normal (radial to that gear)
   // and locks the pair (gears.c, colliders), whichever gear is sampled.
-  *teeth = gear_geom(b, c, name, body, TF_GEOM_SDF, -1, -1, id, BIT_TEETH, BIT_TEETH);
+  *teeth = gear_geom(b, c, name, body, TF_GEOM_SDF, -1, -1, id, BIT_TEETH, BIT_TEETH | extra);
   *hub = gear_geom(b, c, hub_name, body, TF_GEOM_MESH, -1, mesh, id, 0, BIT_FIXTURE);
   return *teeth < 0 || *hub < 0 ? -1 : 0;
 }
@@ -132,7 +134,7 @@ static int add_gear_joints(tf_builder* b, const tf_gears_config* c, int i, int b
   char name[48];
   *spin = -1;
   int drop = c->impact_speed > 0;
-  if (drop || (c->mount == TF_GEARS_SHAFT && i > 0)) {
+  if (drop || (c->mount == TF_GEARS_SHAFT && i > 0) || c->loose[i]) {
     tf_joint_def j = tf_joint_def_default();
     snprintf(name, sizeof(name), "gear%d_free", i);
     j.name = name;
@@ -217,12 +219,15 @@ static int add_fixture(tf_builder* b, tf_gears_scene* s, const tf_gears_config* 
   tf_sdf_node plate = tf_sdf_box(half);
   if ((s->plate_geom = add_static_sdf(b, "plate", &plate, half, pos, c->mu)) < 0) return -1;
   double top = SHOULDER_HEIGHT + c->face + TF_GEARS_DROP_GAP + SHAFT_ABOVE;
+  s->shaft_top = top;
   double radius = 0.5 * c->bore - c->clearance;
   for (int i = 0; i < c->ngear; i++) {
     char name[32];
     snprintf(name, sizeof(name), "shaft%d", i);
     double size[3] = {radius, radius, 0.5 * (top + PLATE_THICKNESS)};
-    tf_sdf_node shaft = tf_sdf_cylinder(radius, size[2]);
+    // a round top: the same extent, its last radius a hemisphere
+    tf_sdf_node shaft = c->shaft_round_top ? tf_sdf_capsule(radius, size[2] - radius)
+                                           : tf_sdf_cylinder(radius, size[2]);
     double at[3] = {s->center[i][0], s->center[i][1], 0.5 * (top - PLATE_THICKNESS)};
     if ((s->shaft_geom[i] = add_static_sdf(b, name, &shaft, size, at, c->mu)) < 0) return -1;
     // the shoulder the gear rests on: a ring of contact around the bore, as on a real
@@ -238,9 +243,8 @@ static int add_fixture(tf_builder* b, tf_gears_scene* s, const tf_gears_config* 
   return 0;
 }
 
-int tf_gears_scene_build(tf_gears_scene* s, const tf_gears_config* c, const tf_physics* physics,
-                         char* err, size_t errlen) {
-  memset(s, 0, sizeof(*s));
+int tf_gears_scene_add(tf_builder* b, tf_gears_scene* s, const tf_gears_config* c, char* err,
+                       size_t errlen) {
   s->actuator = -1;
   int drop = c->impact_speed > 0;
   s->ngear = drop ? 1 : c->ngear;
@@ -264,25 +268,9 @@ int tf_gears_scene_build(tf_gears_scene* s, const tf_gears_config* c, const tf_p
   }
   s->start_height = s->center[0][2] + (drop ? TF_GEARS_DROP_GAP : 0);
 
-  tf_builder* b = tf_builder_create();
   tf_part_geometry parts[TF_GEARS_MAX];
   memset(parts, 0, sizeof(parts));
   int status = -1;
-  if (!b) {
-    snprintf(err, errlen, "task 'gears': out of memory");
-    return -1;
-  }
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
-  opt.max_pair_contacts = PAIR_CONTACTS;
-  // every pair that can touch (teeth, gear-shaft, gear-shoulder, gear-plate) may fill its cap
-  // twice (a touching manifold plus the one a time of impact adds); a full buffer drops
-  // contacts (counted in contacts.overflow), which let a landing gear sink into its shoulder
-  opt.nconmax = 2 * opt.max_pair_contacts * (4 * s->ngear - 1);
-  tf_builder_set_option(b, &opt);
-
   if (add_fixture(b, s, c)) goto oom;
 
   double sample_chord = fmin(c->chord / 16, 0.5e-6);
@@ -313,11 +301,18 @@ int tf_gears_scene_build(tf_gears_scene* s, const tf_gears_config* c, const tf_p
     body.mass = mass;
     memcpy(body.com, com, sizeof(com));
     memcpy(body.inertia, inertia, sizeof(inertia));
-    int ideal = !drop && c->mount == TF_GEARS_HINGE;
-    body.pos[0] = s->center[i][0] + (ideal ? 0 : c->offset[i][0]);
-    body.pos[1] = s->center[i][1] + (ideal ? 0 : c->offset[i][1]);
-    body.pos[2] = i == 0 ? s->start_height : s->center[i][2];
-    gear_quat(body.quat, s->mesh_angle[i] + c->turn[i], ideal ? 0 : c->tilt[i], c->tilt_azimuth[i]);
+    int loose = !drop && c->loose[i];
+    int ideal = !drop && c->mount == TF_GEARS_HINGE && !loose;
+    if (loose) {
+      memcpy(body.pos, c->loose_pos[i], sizeof(body.pos));
+      memcpy(body.quat, c->loose_quat[i], sizeof(body.quat));
+    } else {
+      body.pos[0] = s->center[i][0] + (ideal ? 0 : c->offset[i][0]);
+      body.pos[1] = s->center[i][1] + (ideal ? 0 : c->offset[i][1]);
+      body.pos[2] = i == 0 ? s->start_height : s->center[i][2];
+      gear_quat(body.quat, s->mesh_angle[i] + c->turn[i], ideal ? 0 : c->tilt[i],
+                c->tilt_azimuth[i]);
+    }
     int id = tf_builder_add_body(b, &body);
     if (id < 0) goto oom;
     s->gear_body[i] = id;
@@ -339,14 +334,40 @@ int tf_gears_scene_build(tf_gears_scene* s, const tf_gears_config* c, const tf_p
     a.forcerange[1] = c->servo_torque;
     if ((s->actuator = tf_builder_add_actuator(b, &a)) < 0) goto oom;
   }
-  s->model = tf_builder_compile(b, err, errlen);
-  if (!s->model) goto done;
   status = 0;
   goto done;
 oom:
   snprintf(err, errlen, "task 'gears': out of memory building the model");
 done:
   for (int i = 0; i < TF_GEARS_MAX; i++) tf_part_geometry_free(&parts[i]);
+  return status;
+}
+
+int tf_gears_scene_build(tf_gears_scene* s, const tf_gears_config* c, const tf_physics* physics,
+                         char* err, size_t errlen) {
+  memset(s, 0, sizeof(*s));
+  s->actuator = -1;
+  tf_builder* b = tf_builder_create();
+  if (!b) {
+    snprintf(err, errlen, "task 'gears': out of memory");
+    return -1;
+  }
+  int ngear = c->impact_speed > 0 ? 1 : c->ngear;
+  tf_option opt = tf_option_default();
+  opt.timestep = physics->dt / physics->substeps;
+  opt.solver = physics->solver;
+  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  opt.max_pair_contacts = PAIR_CONTACTS;
+  // every pair that can touch (teeth, gear-shaft, gear-shoulder, gear-plate) may fill its cap
+  // twice (a touching manifold plus the one a time of impact adds); a full buffer drops
+  // contacts (counted in contacts.overflow), which let a landing gear sink into its shoulder
+  opt.nconmax = 2 * opt.max_pair_contacts * (4 * ngear - 1);
+  tf_builder_set_option(b, &opt);
+  int status = tf_gears_scene_add(b, s, c, err, errlen);
+  if (status == 0) {
+    s->model = tf_builder_compile(b, err, errlen);
+    if (!s->model) status = -1;
+  }
   tf_builder_destroy(b);
   if (status) tf_gears_scene_free(s);
   return status;
@@ -389,9 +410,11 @@ void tf_gears_scene_probe(const tf_gears_scene* s, const tf_gears_config* c, tf_
       p->floor = s->sample_floor;
     }
   }
-  int on_fixture = c->impact_speed > 0 || c->mount == TF_GEARS_SHAFT;
-  for (int k = 0; on_fixture && k < 3 * s->ngear && n < TF_PROBE_MAX_OVERLAP; k++, n++) {
+  int all_on_fixture = c->impact_speed > 0 || c->mount == TF_GEARS_SHAFT;
+  for (int k = 0; k < 3 * s->ngear && n < TF_PROBE_MAX_OVERLAP; k++) {
     int i = k % s->ngear, what = k / s->ngear;
+    // a loose gear (robot mode) ends on its shaft whatever the mount
+    if (!all_on_fixture && !c->loose[i]) continue;
     tf_probe_surface* p = &spec->overlap[n][0];
     p->geom = s->hub_geom[i];
     p->points = s->samples[i];
@@ -402,6 +425,7 @@ void tf_gears_scene_probe(const tf_gears_scene* s, const tf_gears_config* c, tf_
     f->points = NULL;
     f->npoint = 0;
     f->floor = 0;
+    n++;
   }
   spec->noverlap = n;
 }

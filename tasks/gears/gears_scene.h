@@ -26,10 +26,13 @@
 
 #include "task.h"
 
-#define TF_GEARS_MAX 4           // gears in a train
-#define TF_GEARS_DROP_GAP 0.03   // m: the dropped gear's start above its seat
-#define TF_GEARS_DENSITY 7850.0  // kg / m^3: steel
-#define TF_GEARS_RAMP 0.1        // s: the input's speed ramps up linearly over this time
+#define TF_GEARS_MAX 4                  // gears in a train
+#define TF_GEARS_DROP_GAP 0.03          // m: the dropped gear's start above its seat
+#define TF_GEARS_DENSITY 7850.0         // kg / m^3: steel
+#define TF_GEARS_RAMP 0.1               // s: the input's speed ramps up linearly over this time
+#define TF_GEARS_PLATE_THICKNESS 0.008  // m: the base plate below z = 0
+#define TF_GEARS_SHOULDER_HEIGHT 0.003  // m: a shoulder's top face (a gear's seat) above the plate
+#define TF_GEARS_PAIR_CONTACTS 8        // contacts kept per geom pair (see gears_scene.c)
 
 typedef enum tf_gears_mount { TF_GEARS_HINGE = 0, TF_GEARS_SHAFT } tf_gears_mount;
 
@@ -61,6 +64,13 @@ typedef struct tf_gears_config {
   double tilt[TF_GEARS_MAX];          // rad: tilt of each gear's axis from the shaft ...
   double tilt_azimuth[TF_GEARS_MAX];  // rad: ... about the horizontal axis at this angle
   double turn[TF_GEARS_MAX];          // rad: each follower's turn away from the centred mesh
+  // robot mode: a gear that starts off its shaft (1) is a free body at its loose pose, whatever
+  // the mount (all 0 in the rig)
+  int loose[TF_GEARS_MAX];
+  double loose_pos[TF_GEARS_MAX][3], loose_quat[TF_GEARS_MAX][4];  // world
+  unsigned loose_conaffinity;  // bits a loose gear's geoms also meet (a stand, the arm)
+  int shaft_round_top;  // 1: the shafts end in a hemisphere, a lead-in for a bore put on from
+                        // above (robot mode); 0: flat (the rig)
 } tf_gears_config;
 
 typedef struct tf_gears_scene {
@@ -77,11 +87,18 @@ typedef struct tf_gears_scene {
   double center[TF_GEARS_MAX][3];   // m: each gear's seated frame origin (world)
   double mesh_angle[TF_GEARS_MAX];  // rad: each gear's centred mesh angle about +z
   double start_height;              // m: the dropped gear's frame z at the start
+  double shaft_top;                 // m: z of the shafts' top faces
   double* samples[TF_GEARS_MAX];    // (nsample x 3) gear geom frame: the overlap probe's
   int nsample[TF_GEARS_MAX];        // surface samples (a finer mesh's vertices)
   double sample_floor;              // m: the samples' chord error
 } tf_gears_scene;
 
+// adds the train to b (plate, shafts, shoulders, gears with their joints, the input's servo):
+// the placement into scene (centres, mesh angles), the overlap samples, ids; b's option is the
+// caller's. 0, or -1 with a one-line message naming the parameter at fault (the caller frees
+// the scene). The rig (tf_gears_scene_build) and robot mode both build their trains with it.
+int tf_gears_scene_add(tf_builder* b, tf_gears_scene* scene, const tf_gears_config* config,
+                       char* err, size_t errlen);
 // builds the model (option from physics) and the overlap samples; 0, or -1 with a one-line
 // message naming the parameter at fault. The caller owns scene->model afterwards only if it
 // sets scene->model = NULL before tf_gears_scene_free.
