@@ -47,10 +47,15 @@
 // the search. It is used where the point's z lies in the free window (no chamfer, head face,
 // nut face or countersink clamps the profile) by more than |phi| on both sides, and, for a
 // nut, inside the slab's wall by |phi|: a ball of radius |phi| there meets exactly the
-// infinite thread's surface, so its distance is the section's. Elsewhere, and off the table's
-// radii (a band of half a pitch around the profile, then coarser cells out to the box's
-// corners for a bolt, the hex corners for a nut), the search answers. The cells (~150-200
-// kB) follow the struct in the params blob; a part builds them in ~5-15 ms. sdf=search
+// infinite thread's surface, so its distance is the section's. A nut's table also answers by
+// its ends: its section is the infinite thread's solid T cut by a convex (r, z) polygon K
+// (faces, outer wall, countersinks): a point outside T is exactly phi from the section when
+// T's nearest point lies in K; a point inside both is as deep as in the shallower of T and
+// K's sides; a point outside K is exactly K's distance away when K's nearest point lies in T
+// (the table asked there). Elsewhere, and off the table's radii (half the least radius of
+// the profile up to a band of half a pitch outside it, then coarser cells out to the box's
+// corners for a bolt, the hex corners for a nut), the search answers. The cells (~220-270 kB
+// for M16) follow the struct in the params blob; a part builds them in ~5-20 ms. sdf=search
 // builds without them (the reference the tests and the bench compare with).
 //
 // Cost of the search: the envelope around the point is queried first, and the static parts
@@ -84,6 +89,9 @@
 #define MARGIN_ABS 1e-15   // rounding: MARGIN_REL d + MARGIN_ABS (m)
 #define TABLE_NZ 64        // feature table cells per pitch (square cells)
 #define TABLE_BAND 0.5     // the table's radii: the profile's, widened by this many pitches
+// outwards, and inwards down to this fraction of the least radius: SDF x SDF descents start
+// on a lattice and cross a bolt's core (a seated M16 nut took ~60 searches a pair there)
+#define TABLE_CORE 0.5
 #define WINDOW_SLACK 1e-9  // m: the table's answer stands this far inside the free window
 
 // ---------------------------------------------------------------- ISO tables
@@ -162,6 +170,11 @@ typedef struct thread_sdf {
   // distance found: free_lo < z - |phi|, z + |phi| < free_hi (and inside far, for a nut)
   int use_table;
   double free_lo, free_hi;
+  // a nut: the convex (r, z) polygon K (counter-clockwise) that cuts the infinite thread's
+  // solid T to the section, T cut by K: the slab between the faces, inside the outer wall,
+  // outside both countersinks (ncut 0: none, the search answers where the table cannot)
+  int ncut;
+  double cut[5][2];
   tf_thread_table table;
 } thread_sdf;
 
@@ -419,20 +432,164 @@ static double section_search(const thread_sdf* t, const double p[3], double rho,
   return inside ? -q.dist - margin : q.dist - margin;
 }
 
+// atan2(y, x) for (x, y) != (0, 0), within a few 1e-16 rad of the library's and about three
+// times cheaper (it ran on every query): folded to t = min / max in [0, 1] (then |y| > |x|:
+// pi / 2 - r, x < 0: pi - r, y < 0: -r), atan t = atan c + atan u with c = k / 8 the nearest
+// eighth and u = (t - c) / (1 + t c), |u| <= 1 / 16, whose series to u^15 leaves out less than
+// 1e-21. The angle only sets zeta = z - lead theta (and the search's section): an error of a
+// few 1e-16 rad moves the point by under 1e-18 m, far below the values' margin
+static double fast_atan2(double y, double x) {
+  static const double atan_eighth[9] = {
+      0,
+      0.12435499454676144,
+      0.24497866312686414,
+      0.35877067027057225,
+      0.46364760900080609,
+      0.55859931534356244,
+      0.64350110879328437,
+      0.71882999962162453,
+      0.78539816339744828,
+  };
+  double ax = fabs(x), ay = fabs(y);
+  int swap = ay > ax;
+  double t = swap ? ax / ay : ay / ax;
+  int k = (int)(8 * t + 0.5);
+  double c = 0.125 * k, u = (t - c) / (1 + t * c), u2 = u * u;
+  double q = -1.0 / 15;
+  q = q * u2 + 1.0 / 13;
+  q = q * u2 - 1.0 / 11;
+  q = q * u2 + 1.0 / 9;
+  q = q * u2 - 1.0 / 7;
+  q = q * u2 + 1.0 / 5;
+  q = q * u2 - 1.0 / 3;
+  double r = atan_eighth[k] + (u + u * u2 * q);
+  if (swap) r = 0.5 * PI - r;
+  if (x < 0) r = PI - r;
+  return y < 0 ? -r : r;
+}
+
+// whether the thread has no upper clamp lines (a nut's): its envelope is max(profile, lo...)
+static int th_has_nhi_zero(const thread_sdf* t) { return t->thread.nhi == 0; }
+
+// a nut: whether the point at radius r, height z (a point of the infinite thread's surface)
+// lies on the section's own surface, WINDOW_SLACK inside its length, its countersinks' lines
+// and its slab's outer wall (there the clamped envelope h is the profile itself)
+static int on_nut_section(const thread_sdf* t, double r, double z) {
+  const tf_profile_thread* th = &t->thread;
+  if (!(z > th->z0 + WINDOW_SLACK && z < th->z1 - WINDOW_SLACK && r < t->far - WINDOW_SLACK))
+    return 0;
+  for (int j = 0; j < th->nlo; j++) {
+    if (!(r > th->lo[j][0] + th->lo[j][1] * z + WINDOW_SLACK)) return 0;
+  }
+  return th->nhi == 0;
+}
+
+// a nut, at a point (rho, z) inside the infinite thread's solid T at depth d (> 0) with the
+// table's outward gradient g (the point's frame): the section's solid is T cut by the
+// countersinks (r >= a + b z, axisymmetric, so their distance is the section's distance to
+// their lines), the end faces and the slab's outer wall, and inside an intersection the depth
+// is the least depth in any of them, with that one's gradient. Returns the depth with grad
+// (the point's frame), or -1 where the point is outside the cuts or a line's nearest point
+// would lie across the axis (the search answers there)
+static double nut_depth(const thread_sdf* t, double rho, double z, double d, const double g[3],
+                        double grad[3]) {
+  const tf_profile_thread* th = &t->thread;
+  double best = d, gb[3] = {g[0], g[1], g[2]};
+  double faces[3][2] = {{z - th->z0, -1}, {th->z1 - z, 1}, {t->far - rho, 0}};
+  for (int k = 0; k < 3; k++) {
+    if (!(faces[k][0] >= 0)) return -1;
+    if (faces[k][0] < best) {
+      best = faces[k][0];
+      gb[0] = k == 2 ? 1 : 0, gb[1] = 0, gb[2] = faces[k][1];
+    }
+  }
+  for (int j = 0; j < th->nlo; j++) {
+    double a = th->lo[j][0], b = th->lo[j][1], len = sqrt(1 + b * b);
+    double e = (rho - a - b * z) / len;  // the depth beyond the line r = a + b z
+    if (!(e >= 0) || rho - e / len < 0) return -1;
+    if (e < best) best = e, gb[0] = -1 / len, gb[1] = 0, gb[2] = b / len;
+  }
+  grad[0] = gb[0], grad[1] = gb[1], grad[2] = gb[2];
+  return best;
+}
+
+// signed distance from (r, z) to a convex polygon (counter-clockwise), its nearest boundary
+// point y and the outward unit normal there (from the point's offset outside; the nearest
+// edge's inside)
+static double polygon_distance(const double v[][2], int n, double r, double z, double y[2],
+                               double nrm[2]) {
+  int inside = 1;
+  double best = INFINITY, depth = INFINITY, out[2] = {1, 0}, in[2] = {1, 0};
+  y[0] = r, y[1] = z;
+  for (int i = 0; i < n; i++) {
+    const double* a = v[i];
+    const double* b = v[(i + 1) % n];
+    double er = b[0] - a[0], ez = b[1] - a[1], len = sqrt(er * er + ez * ez);
+    double pr = r - a[0], pz = z - a[1];
+    double side = (er * pz - ez * pr) / len;  // > 0: left of the edge, inside
+    if (side < 0) inside = 0;
+    double u = (pr * er + pz * ez) / (len * len);
+    u = u < 0 ? 0 : (u > 1 ? 1 : u);
+    double dr = pr - u * er, dz = pz - u * ez, d = sqrt(dr * dr + dz * dz);
+    if (d < best) {
+      best = d, y[0] = a[0] + u * er, y[1] = a[1] + u * ez;
+      // the offset's own components: unit to rounding however near the point is
+      if (d > 0) out[0] = dr / d, out[1] = dz / d;
+    }
+    if (side < depth) depth = side, in[0] = ez / len, in[1] = -er / len;
+  }
+  if (inside) {
+    // the nearest edge's foot: the depth is the least distance to an edge's line
+    y[0] = r - depth * in[0], y[1] = z - depth * in[1];
+    nrm[0] = in[0], nrm[1] = in[1];
+    return -depth;
+  }
+  nrm[0] = out[0], nrm[1] = out[1];
+  return best;
+}
+
 // distance to the section's solid (the threaded part): the feature table where the infinite
 // thread is provably the surface within reach, else the search
 static double section_eval(const thread_sdf* t, const double p[3], double grad[3]) {
   double rho = sqrt(p[0] * p[0] + p[1] * p[1]);
-  double theta = rho > 0 ? atan2(p[1], p[0]) : 0;
+  double theta = rho > 0 ? fast_atan2(p[1], p[0]) : 0;
   double c = rho > 0 ? p[0] / rho : 1, s = rho > 0 ? p[1] / rho : 0;
-  if (t->use_table && p[2] > t->free_lo && p[2] < t->free_hi) {
+  int in_window = p[2] > t->free_lo && p[2] < t->free_hi;
+  // a nut's table also answers beside its countersinks and faces (see below)
+  if (t->use_table && (in_window || t->nut)) {
     double phi, g[3];
     const unsigned char* cells = (const unsigned char*)(t + 1);
     if (tf_thread_table_eval(&phi, g, &t->table, cells, rho, p[2] - t->table.lead * theta)) {
       // the section equals the infinite thread over free_lo < z < free_hi (r < far): a ball
       // of radius |phi| in there meets the same surface, so phi is the section's distance
       double a = fabs(phi) + WINDOW_SLACK;
-      if (a < p[2] - t->free_lo && a < t->free_hi - p[2] && (!t->nut || rho + a < t->far)) {
+      int exact = in_window && a < p[2] - t->free_lo && a < t->free_hi - p[2] &&
+                  (!t->nut || rho + a < t->far);
+      // a nut's section is the infinite thread's solid T cut by its countersinks and slab,
+      // so a point outside T is at least phi from the section; when the infinite thread's
+      // nearest point X = p - phi grad (the table's offset) lies on the section's surface it
+      // is at most that too, and phi is exact (a seated nut's end turns, by its countersinks)
+      if (!exact && t->nut && phi > 0) {
+        double xr = rho - phi * g[0], xt = phi * g[1];
+        exact = on_nut_section(t, sqrt(xr * xr + xt * xt), p[2] - phi * g[2]);
+      }
+      // inside T, the depth of the intersection (nut_depth)
+      if (!exact && t->nut && phi <= 0 && th_has_nhi_zero(t)) {
+        double gd[3], depth = nut_depth(t, rho, p[2], -phi, g, gd);
+        if (depth >= 0) phi = -depth, g[0] = gd[0], g[1] = gd[1], g[2] = gd[2], exact = 1;
+      }
+      // outside the cut K (beyond a face, in a countersink): the section lies in K, so it is at
+      // least K's distance away, and exactly that when K's nearest point Y (an axisymmetric
+      // set: at the point's own angle) lies in T (the table at Y says so): then Y is on the
+      // section (a seated nut's end turns, the lattice's and the seeds' points by its faces)
+      if (!exact && t->nut && t->ncut > 0 && th_has_nhi_zero(t)) {
+        double y[2], n2[2], dk = polygon_distance(t->cut, t->ncut, rho, p[2], y, n2), py, gy[3];
+        if (dk > 0 &&
+            tf_thread_table_eval(&py, gy, &t->table, cells, y[0], y[1] - t->table.lead * theta) &&
+            py <= 0)
+          phi = dk, g[0] = n2[0], g[1] = 0, g[2] = n2[1], exact = 1;
+      }
+      if (exact) {
         grad[0] = g[0] * c - g[1] * s, grad[1] = g[0] * s + g[1] * c, grad[2] = g[2];
         // exact up to rounding, as the search: the same margin keeps it below the truth
         double margin = MARGIN_REL * fabs(phi) + MARGIN_ABS;
@@ -538,9 +695,9 @@ static void free_window(thread_sdf* t) {
   t->free_lo = lo, t->free_hi = hi;
 }
 
-// the free window and, when asked, the feature table over radii from a band inside the
-// profile out to rout (at least a band outside it), its cells appended to the params blob;
-// returns the (moved) params and their size, or NULL when out of memory (t freed)
+// the free window and, when asked, the feature table over radii from TABLE_CORE of the
+// profile's least radius out to rout (at least a band outside it), its cells appended to the
+// params blob; returns the (moved) params and their size, or NULL when out of memory (t freed)
 static thread_sdf* add_table(thread_sdf* t, int use, double rout, size_t* size) {
   free_window(t);
   *size = sizeof(*t);
@@ -548,8 +705,8 @@ static thread_sdf* add_table(thread_sdf* t, int use, double rout, size_t* size) 
   if (!use || !(t->free_hi > t->free_lo)) return t;
   double rmax = -INFINITY, band = TABLE_BAND * t->thread.pitch;
   for (int k = 0; k < t->thread.nkink; k++) rmax = fmax(rmax, t->thread.kink[k][0]);
-  size_t cells = tf_thread_table_init(&t->table, &t->thread, t->nut, t->rmin - band, rmax + band,
-                                      rout, TABLE_NZ);
+  size_t cells = tf_thread_table_init(&t->table, &t->thread, t->nut, TABLE_CORE * t->rmin,
+                                      rmax + band, rout, TABLE_NZ);
   if (cells == 0) return t;
   thread_sdf* grown = realloc(t, sizeof(*t) + cells);
   if (!grown) {
@@ -796,6 +953,15 @@ static int build_nut(const double* v, tf_part_geometry* out, char* err, size_t e
   static_vertex(&t->post[1], t->far, 0);
   t->npost = 2;
   t->apothem = apothem, t->hex_z0 = 0, t->hex_z1 = height;
+  // K: the faces' edges out to the wall, the wall, and the two countersinks' lines down to
+  // where they cross (r = rcs - height / 2 at mid-height, off the axis for every size)
+  double apex = rcs - 0.5 * height;
+  if (apex > 0) {
+    const double cut[5][2] = {
+        {rcs, 0}, {t->far, 0}, {t->far, height}, {rcs, height}, {apex, 0.5 * height}};
+    memcpy(t->cut, cut, sizeof(cut));
+    t->ncut = 5;
+  }
   feature_speeds(t);
   t->nbox[0] = end_boxes(t->box[0], t->pre, t->npre, t->far, 0, 0);
   t->nbox[1] = end_boxes(t->box[1], t->post, t->npost, t->far, height, 1);

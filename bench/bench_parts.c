@@ -3,7 +3,10 @@
 // everywhere (sdf=search), and the table's build time and size; the grid bake of an M16 nut
 // mesh (~20k triangles) at 128 and 256 nodes (left out with --quick); and contact generation
 // plus reduction for a nut seated on a bolt: a ~4k-triangle nut mesh against the bolt's
-// analytic SDF, and SDF x SDF. Prints one JSON object; times are the best of several runs.
+// analytic SDF, and SDF x SDF, each with its field queries per call (counted in one more,
+// untimed call through counting wrappers, whose output must be the timed call's bytes:
+// "repeatable"). Prints one JSON object; times are the best of several runs (20; 200 with
+// --seated, which runs the seated nut alone). Budget (issue 4): under 0.6 ms each on one core.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,9 +61,23 @@ static void shape_of(tf_shape* s, const tf_part_geometry* g, int as_mesh, double
   s->sdf.feature_size = g->feature_size;
 }
 
-// contact generation + reduction time for the seated nut, mesh or SDF on the nut side
+// a field that counts its queries (an untimed run reports how many a pair makes)
+typedef struct counted_field {
+  tf_sdf_fn fn;
+  const void* params;
+  long count;
+} counted_field;
+
+static double counted_eval(const void* params, const double p[3], double grad[3]) {
+  counted_field* c = (counted_field*)params;  // the bench's own counter, never shared
+  c->count++;
+  return c->fn(c->params, p, grad);
+}
+
+// contact generation + reduction time for the seated nut, mesh or SDF on the nut side; rounds:
+// timed repetitions (the best is reported)
 static void seated(const tf_part_geometry* bolt, const tf_part_geometry* nut, int nut_as_mesh,
-                   const char* label, int last) {
+                   const char* label, int rounds, int last) {
   const double pitch = 2.0e-3, theta = 0.7;
   double z0 = 5 * pitch + pitch * theta / (2 * M_PI) - 0.05e-3;
   tf_shape sb, sn;
@@ -69,11 +86,20 @@ static void seated(const tf_part_geometry* bolt, const tf_part_geometry* nut, in
   tf_contact_point out[TF_COLLIDE_MAX];
   int n = 0, candidates = 0;
   double best = INFINITY;
-  for (int round = 0; round < 20; round++) {
+  for (int round = 0; round < rounds; round++) {
     double t0 = now();
     n = tf_collide_n(&sn, &sb, 0.3e-3, 128, out, &candidates);
     best = fmin(best, now() - t0);
   }
+  // field queries of one call, per side, in an untimed run through counting wrappers
+  counted_field cb = {sb.sdf.fn, sb.sdf.params, 0}, cn = {sn.sdf.fn, sn.sdf.params, 0};
+  tf_shape qb = sb, qn = sn;
+  qb.sdf.fn = counted_eval, qb.sdf.params = &cb;
+  qn.sdf.fn = counted_eval, qn.sdf.params = &cn;
+  tf_contact_point out2[TF_COLLIDE_MAX];
+  int candidates2 = 0;
+  int n2 = tf_collide_n(&qn, &qb, 0.3e-3, 128, out2, &candidates2);
+  int same = n2 == n && candidates2 == candidates && memcmp(out, out2, sizeof(out[0]) * n) == 0;
   // coverage: engaged turns (one pitch in from either nut face) with rows on both flanks;
   // normals point from the nut into the bolt, so a bolt flank facing +z has n_z < 0
   const double height = 14.8e-3;  // ISO 4032 M16 nut
@@ -87,8 +113,10 @@ static void seated(const tf_part_geometry* bolt, const tf_part_geometry* nut, in
   for (int t = 1; t < turns - 1; t++) covered += up[t] > 0 && down[t] > 0;
   printf(
       "    \"%s\": {\"ms\": %.4f, \"candidates\": %d, \"contacts\": %d, \"nut_triangles\": %d, "
-      "\"turns_with_both_flanks\": %d, \"engaged_turns\": %d}%s\n",
-      label, 1e3 * best, candidates, n, nut->nface, covered, turns - 2, last ? "" : ",");
+      "\"turns_with_both_flanks\": %d, \"engaged_turns\": %d, \"queries_bolt\": %ld, "
+      "\"queries_nut\": %ld, \"repeatable\": %s}%s\n",
+      label, 1e3 * best, candidates, n, nut->nface, covered, turns - 2, cb.count, cn.count,
+      same ? "true" : "false", last ? "" : ",");
 }
 
 // the thread SDF of a default bolt or nut with the feature table and with the search: queries
@@ -114,11 +142,38 @@ static void thread_sdf(const char* part, int last) {
   printf("}%s\n", last ? "" : ",");
 }
 
+// the seated-nut section of the report (the last one), rounds timed repetitions per pair
+static int seated_only(int rounds) {
+  char err[256];
+  tf_kv kb[] = {{"size", "M16"}, {"length", "0.04"}, {"fit", "6H/6g-mid"}};
+  tf_kv coarse[] = {{"size", "M16"}, {"chord_um", "40"}};
+  tf_part_geometry bolt, nut;
+  if (tf_part_build("bolt", kb, 3, &bolt, err, sizeof(err))) {
+    fprintf(stderr, "bench_parts: %s\n", err);
+    return 1;
+  }
+  if (tf_part_build("nut", coarse, 2, &nut, err, sizeof(err))) {
+    fprintf(stderr, "bench_parts: %s\n", err);
+    tf_part_geometry_free(&bolt);
+    return 1;
+  }
+  printf("  \"seated_nut\": {\n");
+  seated(&bolt, &nut, 1, "mesh_x_sdf", rounds, 0);
+  seated(&bolt, &nut, 0, "sdf_x_sdf", rounds, 1);
+  printf("  }\n}\n");
+  tf_part_geometry_free(&bolt);
+  tf_part_geometry_free(&nut);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   tf_engine_init();
   char err[256];
   int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-  printf("{\n  \"bench\": \"parts\",\n  \"sdf_queries_per_s\": {");
+  int only_seated = argc > 1 && strcmp(argv[1], "--seated") == 0;
+  printf("{\n  \"bench\": \"parts\",\n");
+  if (only_seated) return seated_only(200);
+  printf("  \"sdf_queries_per_s\": {");
   for (int i = 0; i < tf_part_count(); i++) {
     tf_part_geometry g;
     const tf_part_info* p = tf_part_at(i);
@@ -159,20 +214,5 @@ int main(int argc, char** argv) {
   }
   printf("},\n");
   tf_part_geometry_free(&nut);
-
-  tf_kv kb[] = {{"size", "M16"}, {"length", "0.04"}, {"fit", "6H/6g-mid"}};
-  tf_kv coarse[] = {{"size", "M16"}, {"chord_um", "40"}};
-  tf_part_geometry bolt;
-  if (tf_part_build("bolt", kb, 3, &bolt, err, sizeof(err)) ||
-      tf_part_build("nut", coarse, 2, &nut, err, sizeof(err))) {
-    fprintf(stderr, "bench_parts: %s\n", err);
-    return 1;
-  }
-  printf("  \"seated_nut\": {\n");
-  seated(&bolt, &nut, 1, "mesh_x_sdf", 0);
-  seated(&bolt, &nut, 0, "sdf_x_sdf", 1);
-  printf("  }\n}\n");
-  tf_part_geometry_free(&bolt);
-  tf_part_geometry_free(&nut);
-  return 0;
+  return seated_only(20);
 }

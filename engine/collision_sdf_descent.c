@@ -38,7 +38,8 @@
 // repeated features (a thread's turns)
 #define MAX_FOUND 256
 #define MAX_SEEDS 192
-#define SEED_ITERS 6  // steps of a seeded descent: it starts by a copy of a minimiser
+#define SEED_ITERS 6   // steps of a seeded descent: it starts by a copy of a minimiser
+#define STEP_TOL 1e-6  // a descent ends on a step shorter than this, per unit cell
 
 typedef struct pair_value {
   double phi1, phi2, g1[3], g2[3];
@@ -93,7 +94,9 @@ static int descend(double x[3], pair_value* v, const field* f1, const field* f2,
     }
     add3(x, x, step);
     pair_eval(v, f1, f2, x);
-    if (norm3(step) <= 1e-10 * cell) break;
+    // a step this short leaves the minimiser within a few nm (cell: a lattice cell, mm, or
+    // the features' spacing): far below what the gap and the rows resolve
+    if (norm3(step) <= STEP_TOL * cell) break;
   }
   double d[3];
   sub3(d, v->g1, v->g2);
@@ -109,10 +112,15 @@ typedef struct found_set {
 // a minimiser within radius of one found with the same normal
 static int found_near(const found_set* fs, const double pos[3], const double normal[3],
                       double radius) {
+  // this runs over every minimiser found for every start and seed: one axis first, then the
+  // squared distance
+  double r2 = radius * radius;
   for (int m = 0; m < fs->n; m++) {
+    double dx = pos[0] - fs->at[m][0];
+    if (dx * dx >= r2) continue;
     double dd[3];
     sub3(dd, pos, fs->at[m]);
-    if (norm3(dd) < radius && dot3(normal, fs->at[m] + 3) > 0.99) return 1;
+    if (dot3(dd, dd) < r2 && dot3(normal, fs->at[m] + 3) > 0.99) return 1;
   }
   return 0;
 }
@@ -123,8 +131,12 @@ static void try_start(tf_contact_reducer* red, found_set* fs, const field* f1, c
                       double x[3], double margin, double reach, double cell, double dedup,
                       int iters) {
   pair_value v;
-  pair_eval(&v, f1, f2, x);
-  if (fmax(v.phi1, v.phi2) > margin + reach) return;
+  // the second field only when the first does not rule the start out (a lattice point far
+  // from both parts often answers through the slower search)
+  v.phi1 = field_world(f1, x, v.g1);
+  if (v.phi1 > margin + reach) return;
+  v.phi2 = field_world(f2, x, v.g2);
+  if (v.phi2 > margin + reach) return;
   if (!descend(x, &v, f1, f2, cell, iters)) return;
   double dist = v.phi1 + v.phi2;
   if (!(dist < margin)) return;

@@ -113,7 +113,9 @@ static void bin_setup(tf_contact_reducer* r, int b) {
 static void slab_add(tf_reduce_bin* bin, const double dir[3], double width,
                      const tf_contact_point* c) {
   double q = floor(dot3(dir, c->pos) / width);
-  q = fmin(fmax(q, -1e15), 1e15);  // keys fit a long long whatever the scale
+  // keys fit a long long whatever the scale (finite here: tf_reduce_add checked the point;
+  // comparisons, not the library's fmin / fmax calls, on this once-per-candidate path)
+  q = q < -1e15 ? -1e15 : (q > 1e15 ? 1e15 : q);
   long long k = (long long)q;
   int i = (int)((unsigned long long)k % TF_REDUCE_NSLAB);
   for (int probe = 0; probe < TF_REDUCE_NSLAB; probe++) {

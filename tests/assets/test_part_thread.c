@@ -526,6 +526,89 @@ static void test_table_vs_search(void** state) {
   check_table_part(&iso_m16, 1);
 }
 
+// the table build against the search at the given points (as table_vs_search: never above
+// it, the parametric minimisation deciding any disagreement, unit gradients), and their
+// gradients alike but where two features are equally near (the medial axis)
+static void compare_builds(const iso_row* iso, int nut, const double* pts, int n,
+                           const char* where) {
+  tf_part_geometry table, search;
+  build_both(&table, &search, iso, nut, "0.02");
+  thread_part t = make_part(iso, nut, nut ? 0 : 0.5 * iso->es * 1e-6, 0.02);
+  int judged, ties = 0;
+  double above, worst = table_vs_search(&table, &search, &t, pts, n, &above, &judged);
+  double worst_grad = 0;
+  for (int i = 0; i < n; i++) {
+    double gt[3], gs[3];
+    table.fn(table.params, pts + 3 * i, gt);
+    search.fn(search.params, pts + 3 * i, gs);
+    double e = sqrt((gt[0] - gs[0]) * (gt[0] - gs[0]) + (gt[1] - gs[1]) * (gt[1] - gs[1]) +
+                    (gt[2] - gs[2]) * (gt[2] - gs[2]));
+    if (e > 1e-3) {
+      ties++;
+    } else {
+      worst_grad = fmax(worst_grad, e);
+    }
+  }
+  print_message(
+      "%s %s %s: %d points |table - search| <= %.3g m, table - search - margin <= %.3g m (%d "
+      "decided by the parametric minimisation), |grad - search's| <= %.2g (%d on the medial "
+      "axis)\n",
+      nut ? "nut" : "bolt", iso->name, where, n, worst, above, judged, worst_grad, ties);
+  assert_true(worst_grad < 1e-4);  // the search's own polish leaves its normal ~1e-5 off
+  assert_true(ties < n / 1000 + 1);
+  tf_part_geometry_free(&table);
+  tf_part_geometry_free(&search);
+}
+
+enum { NENDS = 40000 };
+
+// a nut's ends, where the table also answers beside the countersinks and faces (the infinite
+// thread cut by the (r, z) polygon of faces, wall and countersinks: part_thread.c): points
+// all around both ends, in the bore, the countersinks, the material and beyond the faces
+static void check_nut_ends(const iso_row* iso) {
+  thread_part t = make_part(iso, 1, 0, 0.02);
+  test_rng rng = {0xE2D5 ^ (uint64_t)(iso->d * 10)};
+  double* pts = malloc(sizeof(double) * 3 * NENDS);
+  assert_non_null(pts);
+  double p = iso->p * 1e-3, m = iso->m * 1e-3, rcs = 0.525 * iso->d * 1e-3;
+  for (int i = 0; i < NENDS; i++) {
+    double rho = rng_uniform(&rng, t.rmin - p, rcs + 1e-3);
+    double theta = rng_uniform(&rng, -M_PI, M_PI), dz = rng_uniform(&rng, -1e-3, 2 * p);
+    double z = i % 2 ? m - dz : dz;
+    pts[3 * i] = rho * cos(theta), pts[3 * i + 1] = rho * sin(theta), pts[3 * i + 2] = z;
+  }
+  compare_builds(iso, 1, pts, NENDS, "ends");
+  free(pts);
+}
+
+// the core: the table reaches down to half the profile's least radius (SDF x SDF starts
+// there), the search below; points from 0.4 of that radius out to the thread, along the
+// threaded length away from its ends
+static void check_core(const iso_row* iso, int nut) {
+  thread_part t = make_part(iso, nut, nut ? 0 : 0.5 * iso->es * 1e-6, 0.02);
+  test_rng rng = {0xC02E ^ (uint64_t)(iso->d * 10) ^ (uint64_t)nut};
+  double* pts = malloc(sizeof(double) * 3 * NENDS);
+  assert_non_null(pts);
+  double p = iso->p * 1e-3, top = nut ? iso->m * 1e-3 : 0.02;
+  for (int i = 0; i < NENDS; i++) {
+    double rho = rng_uniform(&rng, 0.4 * t.rmin, t.rmin);
+    double theta = rng_uniform(&rng, -M_PI, M_PI), z = rng_uniform(&rng, 2 * p, top - 2 * p);
+    pts[3 * i] = rho * cos(theta), pts[3 * i + 1] = rho * sin(theta), pts[3 * i + 2] = z;
+  }
+  compare_builds(iso, nut, pts, NENDS, "core");
+  free(pts);
+}
+
+static void test_nut_ends_and_cores(void** state) {
+  (void)state;
+  check_nut_ends(&iso_m4);
+  check_nut_ends(&iso_m16);
+  for (int nut = 0; nut < 2; nut++) {
+    check_core(&iso_m4, nut);
+    check_core(&iso_m16, nut);
+  }
+}
+
 // the table module alone over its fine radii (a band of half a pitch around the profile) at
 // points of the threaded length away from the ends: every point answered, within rounding of
 // the search (whose value is the exact one less its margin), unit gradients along the
@@ -744,7 +827,7 @@ int main(void) {
       cmocka_unit_test(test_bolt_m16_exact),  cmocka_unit_test(test_nut_m16_exact),
       cmocka_unit_test(test_fit_m4),          cmocka_unit_test(test_fit_m16),
       cmocka_unit_test(test_table_vs_search), cmocka_unit_test(test_table_module),
-      cmocka_unit_test(test_bad_parameters),
+      cmocka_unit_test(test_bad_parameters),  cmocka_unit_test(test_nut_ends_and_cores),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
