@@ -4,7 +4,8 @@
 // "physics" is the runner's own (control steps over the wall time inside tf_step, as
 // bench_tasks reports for the rigs); "end_to_end" divides the control steps by the wall time of
 // the whole stepping loop, so the controller, the script and the probes count too. Prints one
-// JSON object.
+// JSON object. Arguments, when given, name the tasks to run (`bench_robot_tasks boltnut`: the
+// screwing alone, whose runs take minutes); none: every task with a robot mode.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,15 @@ static void print_number(const char* key, double x, int comma) {
   }
 }
 
-int main(void) {
+// the task is one the command line asks for (all when it names none)
+static int wanted(const char* name, int argc, char** argv) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], name) == 0) return 1;
+  }
+  return argc <= 1;
+}
+
+int main(int argc, char** argv) {
   tf_engine_init();
   tf_metrics* row = malloc(sizeof(tf_metrics));
   if (!row) return 1;
@@ -36,7 +45,7 @@ int main(void) {
   int first = 1;
   for (int t = 0; t < tf_task_count(); t++) {
     const tf_task_info* task = tf_task_for_mode(tf_task_at(t), TF_MODE_ROBOT);
-    if (!task) continue;
+    if (!task || !wanted(task->name, argc, argv)) continue;
     for (size_t c = 0; c < sizeof(controllers) / sizeof(controllers[0]); c++) {
       tf_run_options o;
       tf_run_options_default(&o);

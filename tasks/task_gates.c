@@ -10,6 +10,7 @@ extern const tf_task_gate tf_gate_peg_tunnel;
 extern const tf_task_gate tf_gate_peg_robot;
 extern const tf_task_gate tf_gate_boltnut_servo;
 extern const tf_task_gate tf_gate_boltnut_gravity;
+extern const tf_task_gate tf_gate_boltnut_robot;
 extern const tf_task_gate tf_gate_gears_shaft_rates;
 extern const tf_task_gate tf_gate_gears_tunnel;
 extern const tf_task_gate tf_gate_gears_hull;
@@ -23,7 +24,8 @@ static const tf_task_gate* const gates[] = {
     &tf_gate_peg_tunnel,
     &tf_gate_peg_robot, /* peg */
     &tf_gate_boltnut_servo,
-    &tf_gate_boltnut_gravity, /* boltnut */
+    &tf_gate_boltnut_gravity,
+    &tf_gate_boltnut_robot, /* boltnut */
     &tf_gate_gears_shaft_rates,
     &tf_gate_gears_tunnel,
     &tf_gate_gears_hull,

@@ -17,6 +17,7 @@ typedef struct seed_result {
   int success;
   int diverged;
   double max[TF_ROBOT_GATE_MAX_KEYS];
+  double min[TF_ROBOT_GATE_MAX_KEYS];
   double mean;
   char error[200];
 } seed_result;
@@ -33,15 +34,19 @@ static void run_seed(const seed_pool* pool, int seed, tf_metrics* m, seed_result
   tf_run_options o = *pool->options;
   o.seed = (uint64_t)seed;
   o.envs = 1;
-  const tf_task_info* task = tf_task_for_mode(tf_task_find(o.task), o.mode);
-  tf_env env;
-  if (tf_task_run_env(&o, 0, &env, m, out->error, sizeof(out->error))) return;
-  tf_env_free(task, &env);
+  const tf_robot_gate_seeds* s = pool->seeds;
+  tf_env_run* run = tf_env_run_begin(&o, 0, out->error, sizeof(out->error));
+  if (!run) return;
+  while (tf_env_run_step(run)) {
+    if (s->stop && s->stop(tf_env_run_env(run))) break;
+  }
+  tf_env_run_finish(run, m);
+  tf_env_run_end(run);
   const char* status = tf_metrics_text(m, "status");
   out->diverged = !status || strcmp(status, "ok") != 0;
   out->success = tf_metrics_get(m, "success") == 1;
-  const tf_robot_gate_seeds* s = pool->seeds;
   for (int k = 0; k < s->nkey; k++) out->max[k] = tf_metrics_get(m, s->max_key[k]);
+  for (int k = 0; k < s->nmin; k++) out->min[k] = tf_metrics_get(m, s->min_key[k]);
   out->mean = s->mean_key ? tf_metrics_get(m, s->mean_key) : NAN;
   out->done = 1;
 }
@@ -87,6 +92,7 @@ int tf_robot_gate_run_seeds(const tf_run_options* o, tf_robot_gate_seeds* s, cha
   s->succeeded = s->diverged = s->nmean = 0;
   s->mean = 0;
   for (int k = 0; k < s->nkey; k++) s->max[k] = NAN;
+  for (int k = 0; k < s->nmin; k++) s->min[k] = NAN;
   for (int seed = 0; seed < s->nseed; seed++) {
     const seed_result* r = &results[seed];
     if (!r->done) {
@@ -97,6 +103,7 @@ int tf_robot_gate_run_seeds(const tf_run_options* o, tf_robot_gate_seeds* s, cha
     s->diverged += r->diverged;
     // fmax skips a NaN (a key the run did not report stays NaN only if every seed lacks it)
     for (int k = 0; k < s->nkey; k++) s->max[k] = fmax(s->max[k], r->max[k]);
+    for (int k = 0; k < s->nmin; k++) s->min[k] = fmin(s->min[k], r->min[k]);
     if (isfinite(r->mean)) s->mean += r->mean, s->nmean++;
   }
   if (s->nmean) s->mean /= s->nmean;

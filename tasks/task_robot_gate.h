@@ -16,11 +16,17 @@ typedef struct tf_robot_gate_seeds {
   int nseed;  // seeds 0..nseed-1 (at most MAX_SEEDS)
   int nkey;   // metrics whose largest value is kept
   const char* max_key[TF_ROBOT_GATE_MAX_KEYS];
+  int nmin;  // metrics whose smallest value is kept
+  const char* min_key[TF_ROBOT_GATE_MAX_KEYS];
   const char* mean_key;  // a metric averaged over the seeds where it is finite (NULL: none)
+  // a run ends at its duration, or earlier once this says so after a control step (NULL:
+  // never; e.g. once the script has withdrawn the arm, when runs differ in length)
+  int (*stop)(const tf_env* env);
   // out
   int succeeded;                       // runs whose success is 1
   int diverged;                        // runs whose status is not "ok"
   double max[TF_ROBOT_GATE_MAX_KEYS];  // largest over the seeds (NaN values skipped)
+  double min[TF_ROBOT_GATE_MAX_KEYS];  // smallest over the seeds (NaN values skipped)
   double mean;                         // mean of mean_key where finite (0: none)
   int nmean;                           // seeds mean_key was finite on
 } tf_robot_gate_seeds;

@@ -123,6 +123,8 @@ static void boltnut_finish(tf_env* env, tf_metrics* out) {
   tf_metrics_set(out, "boltnut.drive_torque_max", s->servo_torque_max);
 }
 
+extern const tf_task_info tf_task_boltnut_robot;
+
 const tf_task_info tf_task_boltnut = {
     .name = "boltnut",
     .description =
@@ -137,4 +139,5 @@ const tf_task_info tf_task_boltnut = {
     .observe = boltnut_observe,
     .finish = boltnut_finish,
     .destroy = boltnut_destroy,
+    .robot = &tf_task_boltnut_robot,  // boltnut_robot.c: pick the nut and screw it down
 };

@@ -136,6 +136,21 @@ typedef struct tf_boltnut_state {
   tf_boltnut_track track;
 } tf_boltnut_state;
 
+// scene pieces robot mode shares with the rig (boltnut_scene.c):
+// a geom of a part in the chosen collider (BN_COLLIDER_*; is_moving: the nut, which is the
+// mesh side of mesh_sdf), on the name, body, pose, friction and collision bits of base; every
+// kind carries the part's analytic SDF (the overlap probe), whose id goes to *sdf_id (when not
+// NULL). The geom id, or -1.
+int tf_boltnut_add_collider(tf_builder* b, const tf_geom_def* base, int collider, int is_moving,
+                            const tf_part_geometry* g, int* sdf_id);
+// the base plate on body 0: top face at z = 0, wider than the nut's corners, deep enough to
+// hold the bolt's head (its bottom at z = -2 x the head's height); an exact box SDF rides
+// along for the overlap probe. The geom id, or -1.
+int tf_boltnut_add_plate(tf_builder* b, const tf_boltnut_parts* parts, double mu);
+// the probes of s's nut, bolt and plate geoms and samples (the nut's tunnel toward the plate)
+void tf_boltnut_fill_probe(tf_probe_spec* p, const tf_boltnut_state* s,
+                           const tf_boltnut_parts* parts);
+
 // builds the bolt, the nut and the model for environment env->index (perturbed from rng for
 // index > 0) and fills env->model, env->data, env->probe and env->state; returns 0, or -1
 // with a one-line message

@@ -91,21 +91,17 @@ static int add_part(tf_builder* b, const char* name, const tf_part_geometry* g, 
   return tf_builder_add_sdf(b, &def);
 }
 
-// a geom of the part in the chosen collider; every kind carries the analytic sdf (probe)
-static int add_collider(tf_builder* b, const char* name, int body, int collider, int is_moving,
-                        const tf_part_geometry* g, double mu) {
+int tf_boltnut_add_collider(tf_builder* b, const tf_geom_def* base, int collider, int is_moving,
+                            const tf_part_geometry* g, int* sdf_id) {
   int mesh;
-  int sdf = add_part(b, name, g, &mesh);
+  int sdf = add_part(b, base->name, g, &mesh);
+  if (sdf_id) *sdf_id = sdf;
   if (sdf < 0) return -1;
-  tf_geom_def gd = tf_geom_def_default();
-  gd.name = name;
-  gd.body = body;
+  tf_geom_def gd = *base;
   gd.sdf = sdf;
-  gd.friction[0] = mu;
-  gd.condim = 3;
   if (collider == BN_COLLIDER_HULL) {
     gd.type = TF_GEOM_HULL;
-    gd.hull = tf_builder_add_hull(b, name, g->vert, g->nvert);
+    gd.hull = tf_builder_add_hull(b, base->name, g->vert, g->nvert);
     if (gd.hull < 0) return -1;
   } else if (collider == BN_COLLIDER_MESH_SDF && is_moving) {
     gd.type = TF_GEOM_MESH;
@@ -116,9 +112,17 @@ static int add_collider(tf_builder* b, const char* name, int body, int collider,
   return tf_builder_add_geom(b, &gd);
 }
 
-// the base plate: top face at z = 0, wider than the nut's corners, deep enough to hold the
-// bolt's head; an exact box SDF rides along for the overlap probe
-static int add_plate(tf_builder* b, const tf_boltnut_parts* parts, double mu) {
+// a rig geom's settings: name, body, the thread's friction, condim 3, default collision bits
+static tf_geom_def rig_geom(const char* name, int body, double mu) {
+  tf_geom_def gd = tf_geom_def_default();
+  gd.name = name;
+  gd.body = body;
+  gd.friction[0] = mu;
+  gd.condim = 3;
+  return gd;
+}
+
+int tf_boltnut_add_plate(tf_builder* b, const tf_boltnut_parts* parts, double mu) {
   double corner = parts->nut.aabb[3], head = -parts->bolt.aabb[2];
   plate_sdf box = {{1.5 * corner, 1.5 * corner, head}};
   tf_sdf_def def;
@@ -163,8 +167,9 @@ static tf_model* build_model(tf_boltnut_state* s, const tf_boltnut_parts* parts,
 
   int collider = (int)v[BN_COLLIDER];
   double mu = v[BN_MU];
-  s->bolt_geom = add_collider(b, "bolt", 0, collider, 0, &parts->bolt, mu);
-  s->plate_geom = add_plate(b, parts, mu);
+  tf_geom_def bolt = rig_geom("bolt", 0, mu);
+  s->bolt_geom = tf_boltnut_add_collider(b, &bolt, collider, 0, &parts->bolt, NULL);
+  s->plate_geom = tf_boltnut_add_plate(b, parts, mu);
   tf_body_def bd = tf_body_def_default();
   bd.name = "nut";
   bd.parent = 0;
@@ -179,7 +184,8 @@ static tf_model* build_model(tf_boltnut_state* s, const tf_boltnut_parts* parts,
   jd.body = s->nut_body;
   jd.type = TF_JOINT_FREE;
   int joint = s->nut_body >= 0 ? tf_builder_add_joint(b, &jd) : -1;
-  s->nut_geom = joint >= 0 ? add_collider(b, "nut", s->nut_body, collider, 1, &parts->nut, mu) : -1;
+  tf_geom_def nut = rig_geom("nut", s->nut_body, mu);
+  s->nut_geom = joint >= 0 ? tf_boltnut_add_collider(b, &nut, collider, 1, &parts->nut, NULL) : -1;
   tf_model* m = NULL;
   if (s->bolt_geom < 0 || s->plate_geom < 0 || s->nut_geom < 0) {
     snprintf(err, errlen, "task 'boltnut': out of memory building the model");
@@ -270,7 +276,8 @@ static void set_drive(tf_boltnut_state* s, const double* v, double control_dt) {
 // the overlap probe's pairs: the nut's samples in the bolt's SDF and the bolt's in the
 // nut's, and the nut's in the plate's (the plate's flat face cannot reach into the nut
 // between the nut's samples, so that side has none)
-static void fill_probe(tf_probe_spec* p, const tf_boltnut_state* s, const tf_boltnut_parts* parts) {
+void tf_boltnut_fill_probe(tf_probe_spec* p, const tf_boltnut_state* s,
+                           const tf_boltnut_parts* parts) {
   p->tunnel_body = s->nut_body;
   p->axis[0] = 0, p->axis[1] = 0, p->axis[2] = -1;
   p->seat[0] = 0, p->seat[1] = 0, p->seat[2] = 0;  // bottom face on the plate, on the axis
@@ -354,7 +361,7 @@ int tf_boltnut_build_scene(tf_env* env, const double* v, const tf_physics* physi
   }
   s->n_nut_samples = parts.nut_fine.nvert;
   s->n_bolt_samples = parts.bolt_fine.nvert;
-  fill_probe(&env->probe, s, &parts);
+  tf_boltnut_fill_probe(&env->probe, s, &parts);
   set_drive(s, v, physics->dt);
   tf_boltnut_track_init(&s->track, s->pitch, s->start_pos, s->start_quat);
   env->state = s;

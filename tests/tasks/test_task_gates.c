@@ -1,5 +1,7 @@
-// The assembly tasks' physics gates in `make test` (tasks/task_gates.h): every registered
-// gate passes its limits, and prints each metric against its limit.
+// The assembly tasks' rig gates in `make test` (tasks/task_gates.h): every registered gate
+// but robot mode's (test_task_gates_robot.c runs those, in a process of its own so that
+// `make test` runs the two side by side) passes its limits, and prints each metric against
+// its limit; and the task registry's checks.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,24 +12,7 @@
 
 #include "task.h"
 #include "task_gates.h"
-
-static void test_task_gate(void** state) {
-  const tf_task_gate* gate = tf_task_gate_find((const char*)*state);
-  assert_non_null(gate);
-  tf_gate_result r;
-  memset(&r, 0, sizeof(r));
-  gate->run(&r);
-  if (r.error[0]) print_message("%s: %s\n", gate->name, r.error);
-  for (int i = 0; i < r.nmetric; i++) {
-    const tf_gate_metric* g = &r.metric[i];
-    print_message("%-18s %-34s %12.4g %s %-10.4g %s\n", gate->name, g->name, g->value,
-                  g->at_most ? "<=" : ">=", g->limit, g->pass ? "pass" : "FAIL");
-  }
-  assert_int_equal(r.error[0], 0);
-  assert_false(r.diverged);
-  assert_true(r.nmetric > 0);
-  assert_true(tf_gate_passed(&r));
-}
+#include "gate_checks.h"
 
 // every task is listed once and found by name; every task gate by its name
 static void test_registries(void** state) {
@@ -100,10 +85,6 @@ int main(void) {
   struct CMUnitTest fixed[] = {cmocka_unit_test(test_registries),
                                cmocka_unit_test(test_bad_options)};
   for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) tests[n++] = fixed[i];
-  for (int i = 0; i < tf_task_gate_count() && n < MAX_TESTS; i++) {
-    struct CMUnitTest t = {tf_task_gate_at(i)->name, test_task_gate, NULL, NULL,
-                           (void*)tf_task_gate_at(i)->name};
-    tests[n++] = t;
-  }
+  n += gate_tests(tests + n, MAX_TESTS - n, 0);
   return _cmocka_run_group_tests("task_gates", tests, (size_t)n, NULL, NULL);
 }
