@@ -37,8 +37,8 @@
 // (everywhere within reach of the thread: the slab's made-up outer wall is farther); the
 // intersection is exact inside and outside because each solid's nearest point lies in the
 // other. Where a cheap bound shows which side of the min / max wins (the hex beside the head
-// or beyond the thread, the section above the head or in the bore), the other is not
-// evaluated: the same value, bit for bit.
+// or beyond the thread, also above and below a nut's faces; the section above the head or in
+// the bore), the other is not evaluated: the same value, bit for bit.
 //
 // Table. Away from its ends the section is the infinite thread, whose distance depends only
 // on (r, z - pitch theta / 2 pi mod pitch) (thread_table.c): a table of the features that
@@ -52,11 +52,17 @@
 // (faces, outer wall, countersinks): a point outside T is exactly phi from the section when
 // T's nearest point lies in K; a point inside both is as deep as in the shallower of T and
 // K's sides; a point outside K is exactly K's distance away when K's nearest point lies in T
-// (the table asked there). Elsewhere, and off the table's radii (half the least radius of
-// the profile up to a band of half a pitch outside it, then coarser cells out to the box's
-// corners for a bolt, the hex corners for a nut), the search answers. The cells (~220-270 kB
-// for M16) follow the struct in the params blob; a part builds them in ~5-20 ms. sdf=search
-// builds without them (the reference the tests and the bench compare with).
+// (the table asked there). A bolt's likewise by its tip: above the head's top face its section
+// is T cut by K (under the tip face and the chamfer), so the same three cases hold wherever
+// the answer's ball stays above that face (below it the head's slab joins; a short bolt's
+// tip turns carry a screwing nut's upper half). Where neither T's nearest point lies in K
+// nor K's in T (beside the chamfer's cut turns: the nearest point may be a crease of T and K
+// or another turn's flank), the search answers. Elsewhere, and off the table's radii (half
+// the least radius of the profile up to a band of half a pitch outside it, then coarser
+// cells out to the box's corners for a bolt, the hex corners for a nut), the search answers.
+// The cells (~220-270 kB for M16) follow the struct in the params blob; a part builds them
+// in ~5-20 ms. sdf=search builds without them (the reference the tests and the bench
+// compare with).
 //
 // Cost of the search: the envelope around the point is queried first, and the static parts
 // with the envelope's ends only when a lower bound on their distance (a box in (r, z) around
@@ -170,9 +176,11 @@ typedef struct thread_sdf {
   // distance found: free_lo < z - |phi|, z + |phi| < free_hi (and inside far, for a nut)
   int use_table;
   double free_lo, free_hi;
-  // a nut: the convex (r, z) polygon K (counter-clockwise) that cuts the infinite thread's
-  // solid T to the section, T cut by K: the slab between the faces, inside the outer wall,
-  // outside both countersinks (ncut 0: none, the search answers where the table cannot)
+  // the convex (r, z) polygon K (counter-clockwise) that cuts the infinite thread's solid T
+  // to the section, T cut by K: a nut's slab between the faces, inside the outer wall,
+  // outside both countersinks; a bolt's shank under the top face and the tip chamfer (down
+  // to the head's bottom: above the head's top face T cut by K is the section; ncut 0: none,
+  // the search answers where the table cannot)
   int ncut;
   double cut[5][2];
   tf_thread_table table;
@@ -513,6 +521,44 @@ static double nut_depth(const thread_sdf* t, double rho, double z, double d, con
   return best;
 }
 
+// a bolt: whether the point at radius r, height z (a point of the infinite thread's surface)
+// lies on the section's thread surface, WINDOW_SLACK inside its length and under its chamfer
+// (there the clamped envelope h is the profile itself). The head's slab is the caller's
+static int on_bolt_section(const thread_sdf* t, double r, double z) {
+  const tf_profile_thread* th = &t->thread;
+  if (!(z > th->z0 + WINDOW_SLACK && z < th->z1 - WINDOW_SLACK)) return 0;
+  for (int j = 0; j < th->nhi; j++) {
+    if (!(r < th->hi[j][0] + th->hi[j][1] * z - WINDOW_SLACK)) return 0;
+  }
+  return th->nlo == 0;
+}
+
+// a bolt, at a point (rho, z) inside the infinite thread's solid T at depth d (> 0) with the
+// table's outward gradient g (the point's frame): above the head the section's solid is T
+// under the top face and inside the chamfer (r <= a + b z, axisymmetric), and the depth is the
+// least of T's, the face's and the chamfer's, with that one's gradient, provided that ball
+// stays above the head's top face zhi (below it the head's slab joins the solid). Returns
+// the depth with grad (the point's frame), or -1 where the point is outside the cuts or the
+// ball reaches the head (the search answers there)
+static double bolt_depth(const thread_sdf* t, double rho, double z, double d, const double g[3],
+                         double grad[3]) {
+  const tf_profile_thread* th = &t->thread;
+  if (th->nlo != 0) return -1;
+  double best = d, gb[3] = {g[0], g[1], g[2]};
+  if (!(th->z1 - z >= 0)) return -1;
+  if (th->z1 - z < best) best = th->z1 - z, gb[0] = 0, gb[1] = 0, gb[2] = 1;
+  for (int j = 0; j < th->nhi; j++) {
+    double a = th->hi[j][0], b = th->hi[j][1], len = sqrt(1 + b * b);
+    double e = (a + b * z - rho) / len;  // the depth under the line r = a + b z
+    // the line's foot rho + e / len lies off the axis (e >= 0)
+    if (!(e >= 0)) return -1;
+    if (e < best) best = e, gb[0] = 1 / len, gb[1] = 0, gb[2] = -b / len;
+  }
+  if (!(best + WINDOW_SLACK < z - t->zhi)) return -1;
+  grad[0] = gb[0], grad[1] = gb[1], grad[2] = gb[2];
+  return best;
+}
+
 // signed distance from (r, z) to a convex polygon (counter-clockwise), its nearest boundary
 // point y and the outward unit normal there (from the point's offset outside; the nearest
 // edge's inside)
@@ -555,8 +601,8 @@ static double section_eval(const thread_sdf* t, const double p[3], double grad[3
   double theta = rho > 0 ? fast_atan2(p[1], p[0]) : 0;
   double c = rho > 0 ? p[0] / rho : 1, s = rho > 0 ? p[1] / rho : 0;
   int in_window = p[2] > t->free_lo && p[2] < t->free_hi;
-  // a nut's table also answers beside its countersinks and faces (see below)
-  if (t->use_table && (in_window || t->nut)) {
+  // a nut's table also answers beside its countersinks and faces, a bolt's by its tip (below)
+  if (t->use_table && (in_window || t->ncut > 0)) {
     double phi, g[3];
     const unsigned char* cells = (const unsigned char*)(t + 1);
     if (tf_thread_table_eval(&phi, g, &t->table, cells, rho, p[2] - t->table.lead * theta)) {
@@ -587,6 +633,27 @@ static double section_eval(const thread_sdf* t, const double p[3], double grad[3
         if (dk > 0 &&
             tf_thread_table_eval(&py, gy, &t->table, cells, y[0], y[1] - t->table.lead * theta) &&
             py <= 0)
+          phi = dk, g[0] = n2[0], g[1] = 0, g[2] = n2[1], exact = 1;
+      }
+      // a bolt is T cut by K (its top face and chamfer) above the head's top face zhi, joined
+      // with the head's slab below it, which is at least z - zhi away: where the answer's ball
+      // stays above zhi the same three cases hold (its tip turns, the top face)
+      if (!exact && !t->nut && t->ncut > 0 && phi > 0 && phi + WINDOW_SLACK < p[2] - t->zhi) {
+        double xr = rho - phi * g[0], xt = phi * g[1];
+        exact = on_bolt_section(t, sqrt(xr * xr + xt * xt), p[2] - phi * g[2]);
+      }
+      if (!exact && !t->nut && t->ncut > 0 && phi <= 0) {
+        double gd[3], depth = bolt_depth(t, rho, p[2], -phi, g, gd);
+        if (depth >= 0) phi = -depth, g[0] = gd[0], g[1] = gd[1], g[2] = gd[2], exact = 1;
+      }
+      if (!exact && !t->nut && t->ncut > 0 && t->thread.nlo == 0) {
+        // K's nearest point Y lies in T where its radius is under the profile's least
+        // (material inside it at every zeta), else where the table at Y says so
+        double y[2], n2[2], dk = polygon_distance(t->cut, t->ncut, rho, p[2], y, n2), py, gy[3];
+        if (dk > 0 && dk + WINDOW_SLACK < p[2] - t->zhi &&
+            (y[0] < t->table.rlow - WINDOW_SLACK ||
+             (tf_thread_table_eval(&py, gy, &t->table, cells, y[0], y[1] - t->table.lead * theta) &&
+              py <= 0)))
           phi = dk, g[0] = n2[0], g[1] = 0, g[2] = n2[1], exact = 1;
       }
       if (exact) {
@@ -657,6 +724,16 @@ static double sdf_nut(const void* params, const double p[3], double grad[3]) {
   // is the hex, and the section is not needed
   if (p[2] >= t->zlo && p[2] <= t->zhi && rho > t->rceil && rho < t->far &&
       dh >= -fmin(rho - t->rceil, t->far - rho) + MARGIN_ABS) {
+    if (grad) memcpy(grad, gh, sizeof(gh));
+    return dh;
+  }
+  // above or below the slab, beyond the envelope's reach and inside its wall (the gripper
+  // around the hex, off the table's radii): the section's solid holds the point's foot on the
+  // face, and nothing beyond that face, so the section is exactly the face's distance away
+  // (its value below that by its margin), while the hex, between the same faces, is at least
+  // that far: the intersection is the hex, and the section is not needed
+  if ((p[2] > t->zhi || p[2] < t->zlo) && rho >= t->rceil && rho <= t->far && t->hex_z0 == t->zlo &&
+      t->hex_z1 == t->zhi) {
     if (grad) memcpy(grad, gh, sizeof(gh));
     return dh;
   }
@@ -858,6 +935,12 @@ static int build_bolt(const double* v, tf_part_geometry* out, char* err, size_t 
   static_vertex(&t->post[0], 0, len);
   t->npost = 1;
   t->apothem = apothem, t->hex_z0 = -k, t->hex_z1 = 0;
+  // K: the head's bottom out to the chamfer's line there, the chamfer up to the tip face's
+  // edge, the tip face back to the axis, and the axis (the points' rho >= 0 never meet it
+  // first: it only closes K)
+  const double cut[4][2] = {{0, -k}, {rtip + len + k, -k}, {rtip, len}, {0, len}};
+  memcpy(t->cut, cut, sizeof(cut));
+  t->ncut = 4;
   feature_speeds(t);
   t->nbox[0] = end_boxes(t->box[0], t->pre, t->npre, t->far, 0, 0);
   t->nbox[1] = end_boxes(t->box[1], t->post, t->npost, t->far, len, 1);

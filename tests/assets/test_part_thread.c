@@ -599,10 +599,63 @@ static void check_core(const iso_row* iso, int nut) {
   free(pts);
 }
 
-static void test_nut_ends_and_cores(void** state) {
+// a bolt's ends, where the table also answers by the tip (the infinite thread cut by the
+// (r, z) polygon of the tip face and chamfer, whenever the answer's ball stays above the
+// head's top face: part_thread.c): points all around the tip face, the chamfer and the turns
+// it cuts, in the material and beyond, from the axis out past the crests; and by the head,
+// where the head's slab joins and the search must keep answering
+static void check_bolt_ends(const iso_row* iso) {
+  thread_part t = make_part(iso, 0, 0.5 * iso->es * 1e-6, 0.02);
+  test_rng rng = {0xB017 ^ (uint64_t)(iso->d * 10)};
+  double* pts = malloc(sizeof(double) * 3 * NENDS);
+  assert_non_null(pts);
+  double p = iso->p * 1e-3, chamfer = t.rmaj - t.rtip;
+  for (int i = 0; i < NENDS; i++) {
+    double rho = rng_uniform(&rng, 0, t.rmaj + 1e-3), theta = rng_uniform(&rng, -M_PI, M_PI);
+    // three in four by the tip, from 1 mm above its face to 2 pitches below the chamfer
+    double z = i % 4 ? t.z1 - rng_uniform(&rng, -1e-3, chamfer + 2 * p)
+                     : rng_uniform(&rng, -0.5e-3, 2 * p);
+    pts[3 * i] = rho * cos(theta), pts[3 * i + 1] = rho * sin(theta), pts[3 * i + 2] = z;
+  }
+  compare_builds(iso, 0, pts, NENDS, "ends");
+  free(pts);
+}
+
+// a nut by its faces, from the thread out past the hex (the gripper around it), mostly beyond:
+// the hex answers alone there (part_thread.c), against the parametric minimisation of the
+// section within the hex
+static void check_nut_beside_faces(const iso_row* iso) {
+  enum { N = 2000 };
+  tf_part_geometry g;
+  tf_kv kv[] = {{"size", iso->name}};
+  build(&g, "nut", kv, 1);
+  thread_part t = make_part(iso, 1, 0, 0.02);
+  test_rng rng = {0xFACE ^ (uint64_t)(iso->d * 10)};
+  double corner = t.apothem / cos(M_PI / 6), worst = 0, above = -INFINITY;
+  for (int i = 0; i < N; i++) {
+    double rho = rng_uniform(&rng, t.rmin, corner + 1e-3), theta = rng_uniform(&rng, -M_PI, M_PI);
+    double dz = rng_uniform(&rng, -1e-3, 2e-3), z = i % 2 ? t.z1 + dz : -dz, grad[3];
+    double p[3] = {rho * cos(theta), rho * sin(theta), z};
+    double d = g.fn(g.params, p, grad), exact = reference_dist(&t, p, section_dist(&t, p));
+    worst = fmax(worst, fabs(d - exact)), above = fmax(above, d - exact);
+    assert_true(fabs(sqrt(grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2]) - 1) < 1e-12);
+  }
+  print_message(
+      "nut %s beside the faces: %d points |sdf - exact| <= %.3g m, sdf - exact <= %.3g m\n",
+      iso->name, N, worst, above);
+  assert_true(worst <= g.error_bound);
+  assert_true(above <= 1e-15);
+  tf_part_geometry_free(&g);
+}
+
+static void test_ends_and_cores(void** state) {
   (void)state;
   check_nut_ends(&iso_m4);
   check_nut_ends(&iso_m16);
+  check_bolt_ends(&iso_m4);
+  check_bolt_ends(&iso_m16);
+  check_nut_beside_faces(&iso_m4);
+  check_nut_beside_faces(&iso_m16);
   for (int nut = 0; nut < 2; nut++) {
     check_core(&iso_m4, nut);
     check_core(&iso_m16, nut);
@@ -827,7 +880,7 @@ int main(void) {
       cmocka_unit_test(test_bolt_m16_exact),  cmocka_unit_test(test_nut_m16_exact),
       cmocka_unit_test(test_fit_m4),          cmocka_unit_test(test_fit_m16),
       cmocka_unit_test(test_table_vs_search), cmocka_unit_test(test_table_module),
-      cmocka_unit_test(test_bad_parameters),  cmocka_unit_test(test_nut_ends_and_cores),
+      cmocka_unit_test(test_bad_parameters),  cmocka_unit_test(test_ends_and_cores),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
