@@ -83,6 +83,25 @@ static inline void task_assert_same_metrics(const tf_metrics* a, const tf_metric
   }
 }
 
+// o run twice (environment 0) ends in the same state, bit for bit
+static inline void task_assert_same_end_state(const tf_run_options* o) {
+  const tf_task_info* task = tf_task_for_mode(tf_task_find(o->task), o->mode);
+  assert_non_null(task);
+  tf_metrics* row = test_malloc(sizeof(tf_metrics));
+  double qpos[2][64];
+  int nq = 0;
+  for (int k = 0; k < 2; k++) {
+    tf_env env;
+    task_run_env(o, &env, row);
+    nq = env.model->nq;
+    assert_true(nq <= 64);
+    memcpy(qpos[k], env.data->qpos, sizeof(double) * (size_t)nq);
+    tf_env_free(task, &env);
+  }
+  assert_memory_equal(qpos[0], qpos[1], sizeof(double) * (size_t)nq);
+  test_free(row);
+}
+
 // a welded part starts in the hand: its frame grip_height along the TCP's z axis past the
 // TCP, its own z axis along the TCP's -z (within 1 um and 1e-6)
 static inline void task_assert_in_hand(const tf_robot* r, const tf_model* m, const tf_data* d,
