@@ -111,6 +111,12 @@ int tf_task_run_env(const tf_run_options* o, int index, tf_env* env, tf_metrics*
                     size_t errlen);
 void tf_env_free(const tf_task_info* task, tf_env* env);
 
+// for task scenes (task_env_build.c): the engine options of a run's physics (timestep dt /
+// substeps, solver, iterations when set), and env's model and data compiled from b, 0 or -1
+// with "task '<task>': ..." (env holds what was made; the runner frees it)
+tf_option tf_physics_option(const tf_physics* physics);
+int tf_env_compile(tf_env* env, tf_builder* b, const char* task, char* err, size_t errlen);
+
 // stepping one environment control step by control step (videos): begin builds environment
 // `index` of the run at its initial state (probes started); step advances one control step
 // and returns 1 while the run goes on, 0 once its duration is reached or it diverged; finish

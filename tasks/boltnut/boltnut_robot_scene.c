@@ -224,28 +224,17 @@ int boltnut_robot_scene_build(tf_env* env, boltnut_robot_state* s, const double*
     snprintf(err, errlen, "task 'boltnut': out of memory");
     return -1;
   }
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  tf_option opt = tf_physics_option(physics);
   // the rig's room for the thread pair and the plate (boltnut_scene.c), and the arm's own
   opt.nconmax = 2 * opt.max_pair_contacts + 32 + NCONMAX_ARM;
   tf_builder_set_option(b, &opt);
   int rc = fill_builder(b, s, values, &parts, &mass, &cell, rng, err, errlen);
-  if (rc == 0) {
-    char cerr[200];
-    env->model = tf_builder_compile(b, cerr, sizeof(cerr));
-    if (!env->model) {
-      snprintf(err, errlen, "task 'boltnut': %s", cerr);
-      rc = -1;
-    }
-  }
+  if (rc == 0) rc = tf_env_compile(env, b, "boltnut", err, errlen);
   tf_builder_destroy(b);
   if (rc == 0) {
-    env->data = tf_data_create(env->model);
     rs->nut_samples = copy_points(&parts.nut_fine);
     rs->bolt_samples = copy_points(&parts.bolt_fine);
-    if (!env->data || !rs->nut_samples || !rs->bolt_samples) {
+    if (!rs->nut_samples || !rs->bolt_samples) {
       snprintf(err, errlen, "task 'boltnut': out of memory");
       rc = -1;
     }

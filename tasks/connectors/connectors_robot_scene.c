@@ -210,30 +210,15 @@ int connectors_robot_scene_build(tf_env* env, connectors_robot_state* s, const t
     snprintf(err, errlen, "task 'connectors': out of memory");
     return -1;
   }
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  tf_option opt = tf_physics_option(physics);
   opt.nconmax = NCONMAX;
   tf_builder_set_option(b, &opt);
   int rc = fill_builder(b, s, cell, rng, &plug, &socket, err, errlen);
   tf_part_geometry_free(&plug);
   tf_part_geometry_free(&socket);
-  if (rc == 0) {
-    char cerr[200];
-    env->model = tf_builder_compile(b, cerr, sizeof(cerr));
-    if (!env->model) {
-      snprintf(err, errlen, "task 'connectors': %s", cerr);
-      rc = -1;
-    }
-  }
+  if (rc == 0) rc = tf_env_compile(env, b, "connectors", err, errlen);
   tf_builder_destroy(b);
   if (rc || tf_connectors_probe_samples(c, &s->samples, err, errlen)) return -1;
-  env->data = tf_data_create(env->model);
-  if (!env->data) {
-    snprintf(err, errlen, "task 'connectors': out of memory");
-    return -1;
-  }
   tf_kinematics(env->model, env->data);
 
   tf_probe_spec* p = &env->probe;

@@ -81,29 +81,14 @@ int gears_robot_scene_build(tf_env* env, gears_robot_state* s, const tf_physics*
     snprintf(err, errlen, "task 'gears': out of memory");
     return -1;
   }
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  tf_option opt = tf_physics_option(physics);
   opt.max_pair_contacts = TF_GEARS_PAIR_CONTACTS;  // the rig's reasoning (gears_scene.c)
   opt.nconmax = NCONMAX;
   tf_builder_set_option(b, &opt);
   int rc = fill_builder(b, s, cell, rng, err, errlen);
-  if (rc == 0) {
-    char cerr[200];
-    env->model = tf_builder_compile(b, cerr, sizeof(cerr));
-    if (!env->model) {
-      snprintf(err, errlen, "task 'gears': %s", cerr);
-      rc = -1;
-    }
-  }
+  if (rc == 0) rc = tf_env_compile(env, b, "gears", err, errlen);
   tf_builder_destroy(b);
   if (rc) return -1;
-  env->data = tf_data_create(env->model);
-  if (!env->data) {
-    snprintf(err, errlen, "task 'gears': out of memory");
-    return -1;
-  }
   s->scene.model = env->model;
   tf_gears_scene_reset(&s->scene, &s->config, env->data);
   s->scene.model = NULL;  // the runner owns and frees the model

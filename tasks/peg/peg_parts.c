@@ -145,10 +145,7 @@ int peg_samples_build(peg_state* s) {
 }
 
 tf_option peg_scene_option(const tf_physics* physics, const peg_config* c) {
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  tf_option opt = tf_physics_option(physics);
   // candidates within min_margin are rows whatever their path (resting contact); at the
   // engine's 100 um that takes in the entry chamfer's edge, whose blended normal would brake
   // a peg sliding past it at a 50-100 um clearance. A tenth of the clearance keeps resting

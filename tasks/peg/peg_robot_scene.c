@@ -141,21 +141,9 @@ int peg_robot_scene_build(tf_env* env, peg_robot_state* s, const tf_physics* phy
   int rc = fill_builder(b, s, cell, rng, &peg, &hole, err, errlen);
   tf_part_geometry_free(&peg);
   tf_part_geometry_free(&hole);
-  if (rc == 0) {
-    char cerr[200];
-    env->model = tf_builder_compile(b, cerr, sizeof(cerr));
-    if (!env->model) {
-      snprintf(err, errlen, "task 'peg': %s", cerr);
-      rc = -1;
-    }
-  }
+  if (rc == 0) rc = tf_env_compile(env, b, "peg", err, errlen);
   tf_builder_destroy(b);
   if (rc) return -1;
-  env->data = tf_data_create(env->model);
-  if (!env->data) {
-    snprintf(err, errlen, "task 'peg': out of memory");
-    return -1;
-  }
   tf_kinematics(env->model, env->data);
 
   peg_probe_spec(&env->probe, ps);

@@ -106,21 +106,9 @@ int peg_scene_build(tf_env* env, peg_state* s, const tf_physics* physics, char* 
   int rc = fill_builder(b, s, &peg, &hole, err, errlen);
   tf_part_geometry_free(&peg);
   tf_part_geometry_free(&hole);
-  if (rc == 0) {
-    char cerr[200];
-    env->model = tf_builder_compile(b, cerr, sizeof(cerr));
-    if (!env->model) {
-      snprintf(err, errlen, "task 'peg': %s", cerr);
-      rc = -1;
-    }
-  }
+  if (rc == 0) rc = tf_env_compile(env, b, "peg", err, errlen);
   tf_builder_destroy(b);
   if (rc) return -1;
-  env->data = tf_data_create(env->model);
-  if (!env->data) {
-    snprintf(err, errlen, "task 'peg': out of memory");
-    return -1;
-  }
   tf_data* d = env->data;
   // fired along the insertion axis (the tip's velocity; no spin)
   int dof = env->model->body_dofadr[s->body];
