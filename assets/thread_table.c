@@ -167,13 +167,13 @@ static double feature_offset(double off[3], const tf_thread_feature* f, double l
   return fabs(off[0]);
 }
 
-// the lower bound LB_F: the distance in the section with zeta scaled by sq = sqrt(q) to the
-// feature's corner or closed segment at t = 0
-static double feature_bound(const tf_thread_feature* f, double sq, double rho, double zeta) {
+// the lower bound LB_F squared: the distance in the section with zeta scaled by sq = sqrt(q)
+// to the feature's corner or closed segment at t = 0
+static double feature_bound2(const tf_thread_feature* f, double sq, double rho, double zeta) {
   double ar, az, br, bz;
   if (f->kind == TF_THREAD_CORNER) {
     double dr = rho - f->r, dz = sq * (zeta - f->zeta);
-    return sqrt(dr * dr + dz * dz);
+    return dr * dr + dz * dz;
   }
   if (f->kind == TF_THREAD_FLAT) {
     ar = br = f->r, az = f->lo, bz = f->hi;
@@ -184,7 +184,11 @@ static double feature_bound(const tf_thread_feature* f, double sq, double rho, d
   double ee = er * er + ez * ez, u = ee > 0 ? (pr * er + pz * ez) / ee : 0;
   u = u < 0 ? 0 : (u > 1 ? 1 : u);
   double dr = pr - u * er, dz = pz - u * ez;
-  return sqrt(dr * dr + dz * dz);
+  return dr * dr + dz * dz;
+}
+
+static double feature_bound(const tf_thread_feature* f, double sq, double rho, double zeta) {
+  return sqrt(feature_bound2(f, sq, rho, zeta));
 }
 
 // ---------------------------------------------------------------- build
@@ -224,6 +228,8 @@ size_t tf_thread_table_init(tf_thread_table* tab, const tf_profile_thread* t, in
   rhi = tab->r1 + (tab->nr - tab->nr1) * tab->hr2;
   tab->inv_hr = 1 / tab->hr, tab->inv_hr2 = 1 / tab->hr2;
   tab->inv_hz = 1 / tab->hz, tab->inv_pitch = 1 / p;
+  double cq0 = 4 * rlo * rmin / (PI * PI);
+  tab->sq_min = sqrt(cq0 / (cq0 + lead * lead));
   // the window of periods: phi <= the radial distance to the profile at t = 0 <= span; a
   // period w + 1 away or more is at least (w - 1) pitches off in zeta (the cell's zeta and
   // the period's segments each span one period) and sqrt(q) of that in the lower bound
@@ -381,7 +387,7 @@ int tf_thread_table_eval(double* phi, double grad[3], const tf_thread_table* tab
   const unsigned char* rec = cells + ((size_t)i * tab->nz + j) * TF_THREAD_TABLE_RECORD;
   int count = rec[0];
   if (count == 0) return 0;
-  double best = INFINITY, off[3], boff[3] = {0, 0, 0}, sq = -1;
+  double best = INFINITY, off[3], boff[3] = {0, 0, 0};
   int win = -1, valid[TF_THREAD_TABLE_SLOTS];
   for (int k = 0; k < count; k++) {
     int id = rec[1 + k];
@@ -396,12 +402,10 @@ int tf_thread_table_eval(double* phi, double grad[3], const tf_thread_table* tab
       if (skip) continue;
     }
     if (k > 0) {
-      // past the first: the lower bound at the point itself often rules a feature out
-      if (sq < 0) {
-        double cq = 4 * rho * tab->rlow / (PI * PI);
-        sq = sqrt(cq / (cq + tab->lead * tab->lead));
-      }
-      if (feature_bound(f, sq, rho, s) > best) continue;
+      // past the first: the lower bound at the point itself often rules a feature out (with
+      // the zeta scale of the table's least radius, which is below the point's: a weaker
+      // bound, but no divisions or roots on the query's path)
+      if (feature_bound2(f, tab->sq_min, rho, s) > best * best) continue;
     }
     double d = feature_offset(off, f, tab->lead, rho, s);
     if (d < 0) return 0;

@@ -43,6 +43,7 @@ typedef struct tf_thread_table {
   // thread, r1 + [i - nr1, i - nr1 + 1] hr2 beyond (coarser: farther points are rare)
   double r0, r1, hr, hr2, hz;
   double inv_hr, inv_hr2, inv_hz, inv_pitch;
+  double sq_min;  // the lower bound's zeta scale sqrt(q) at radius r0 (the least it takes)
   int nr1, nr, nz;
   int nfallback;  // cells naming too many features: the caller's search answers there
 } tf_thread_table;
