@@ -30,6 +30,11 @@ static inline void copy3(double out[3], const double a[3]) {
 static inline void scale3(double out[3], const double a[3], double s) {
   out[0] = a[0] * s, out[1] = a[1] * s, out[2] = a[2] * s;
 }
+static inline void cross3(double out[3], const double a[3], const double b[3]) {
+  double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2];
+  double z = a[0] * b[1] - a[1] * b[0];
+  out[0] = x, out[1] = y, out[2] = z;
+}
 // out = m v and out = m^T v (m row-major)
 static inline void matvec(double out[3], const double m[9], const double v[3]) {
   double x = v[0], y = v[1], z = v[2];
