@@ -144,6 +144,7 @@ enum { VERT_EVALUATED = 1, VERT_NOT_MIN = 2, VERT_SLOPE = 4 };
 // per-vertex memory of the vertex pass, for the triangle pass
 typedef struct vertex_cache {
   double phi[TF_SDF_VERT_CACHE];     // field value, or the box lower bound when not evaluated
+  double pos[TF_SDF_VERT_CACHE][3];  // the vertex in the field's frame
   float grad[TF_SDF_VERT_CACHE][3];  // unit gradient in the sampled shape's frame
   unsigned char flag[TF_SDF_VERT_CACHE];
 } vertex_cache;
@@ -153,13 +154,14 @@ typedef struct vertex_cache {
 // the pair of vertex ids, linear probing; a full table searches again)
 #define EDGE_MEMO 4096
 typedef struct edge_memo {
-  int mask;                   // slots - 1 (a power of two, at most EDGE_MEMO)
-  int key[EDGE_MEMO][2];      // the edge's vertex ids, lower first; -1: empty slot
+  int mask;                          // slots - 1 (a power of two, at most EDGE_MEMO)
+  int count;                         // slots in use
+  int key[EDGE_MEMO][2];             // the edge's vertex ids, lower first; -1: empty slot
   unsigned char found[EDGE_MEMO];    // a minimum below both ends was found
   unsigned char offered[EDGE_MEMO];  // a triangle where it is the minimum has taken it
-  double tau[EDGE_MEMO];      // from the lower id's vertex, in units of the edge
-  double f[EDGE_MEMO];        // its value
-  double g[EDGE_MEMO][3];     // its gradient (field frame)
+  double x[EDGE_MEMO][3];            // the minimum found (field frame)
+  double f[EDGE_MEMO];               // its value
+  double g[EDGE_MEMO][3];            // its gradient (field frame)
 } edge_memo;
 
 typedef struct sampler {
@@ -207,6 +209,15 @@ static void sampler_init(sampler* s, const field* f, const tf_shape* x, double m
 static void vertex_position(double p[3], const sampler* s, int i) {
   matvec(p, s->rot, s->vert + 3 * i);
   add3(p, p, s->off);
+}
+
+// vertex i in the field's frame, from the vertex pass's cache where it has it
+static void cached_position(double p[3], const sampler* s, int i) {
+  if (i < TF_SDF_VERT_CACHE) {
+    copy3(p, s->cache->pos[i]);
+  } else {
+    vertex_position(p, s, i);
+  }
 }
 
 // writes the candidate at x's surface point p (field frame) with value phi, unit gradient g
@@ -315,6 +326,7 @@ static void sample_vertices(const sampler* s) {
       double gx[3] = {0, 0, 0};
       if (evaluated) matvec_t(gx, s->rot, g);
       vc->phi[i] = phi;
+      copy3(vc->pos[i], p);
       vc->flag[i] = (unsigned char)(evaluated ? VERT_EVALUATED : 0);
       for (int k = 0; k < 3; k++) vc->grad[i][k] = (float)gx[k];
     }
@@ -330,7 +342,7 @@ static void emit_flat_vertices(const sampler* s) {
     if (!(vc->flag[i] & VERT_EVALUATED) || (vc->flag[i] & VERT_SLOPE)) continue;
     if (!(vc->phi[i] < s->margin)) continue;
     double p[3], g[3];
-    vertex_position(p, s, i);
+    cached_position(p, s, i);
     double phi = field_local(s->f, p, g);
     emit(s, p, phi, g);
   }
@@ -353,7 +365,7 @@ static void refine_vertex_minima(const sampler* s) {
     // segments, beyond the tessellation
     if (!(vc->phi[i] < s->margin + 0.05 * s->x->size[0])) continue;
     double p[3], g[3], phi;
-    vertex_position(p, s, i);
+    cached_position(p, s, i);
     refine(s, p, &phi, g);
     emit(s, p, phi, g);
   }
@@ -428,14 +440,16 @@ static void closest_on_triangle(double out[3], const double p[3], const double a
 
 // the curvature of the quadratic model of phi over a triangle that its vertices' gradients
 // fit: at x = V[k] + s E1 + t E2 (E1, E2 the edges leaving V[k]) the model's Hessian in (s, t),
-// h = (h00, h01, h11), from the gradient differences along the two edges (symmetrised)
-static void model_hessian(double h[3], const double* V[3], const double G[3][3], int k) {
-  double E1[3], E2[3], D1[3], D2[3];
-  sub3(E1, V[(k + 1) % 3], V[k]);
-  sub3(E2, V[(k + 2) % 3], V[k]);
-  sub3(D1, G[(k + 1) % 3], G[k]);
-  sub3(D2, G[(k + 2) % 3], G[k]);
-  h[0] = dot3(D1, E1), h[2] = dot3(D2, E2), h[1] = 0.5 * (dot3(D1, E2) + dot3(D2, E1));
+// h = (h00, h01, h11), from the gradient differences along the two edges (symmetrised); ed[e]
+// is the edge from vertex e to vertex e + 1 (the sampled shape's frame)
+static void model_hessian(double h[3], const double ed[3][3], const double G[3][3], int k) {
+  int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+  double D1[3], D2[3];
+  sub3(D1, G[k1], G[k]);
+  sub3(D2, G[k2], G[k]);
+  // E1 = ed[k] (vertex k to k + 1), E2 = -ed[k2] (vertex k to k + 2; the negation is exact)
+  h[0] = dot3(D1, ed[k]), h[2] = -dot3(D2, ed[k2]);
+  h[1] = 0.5 * (-dot3(D1, ed[k2]) + dot3(D2, ed[k]));
 }
 
 // the minimum over the triangle {s, t >= 0, s + t <= 1} of the model
@@ -579,11 +593,11 @@ static double hermite_min(double a, double b, double da, double db, double* tau)
 // splitting the bracket at the point by the sign of its slope and fitting the model again on
 // the part that holds the minimum; it ends when a point's value is within tol of its
 // prediction or the model predicts a gain of at most tol. The values and slopes at the ends
-// are the vertices' (cached). x, *fx, g (field frame) and *tau_out: the lowest point found;
-// returns whether it lies below both ends
+// are the vertices' (cached). x, *fx, g (field frame): the lowest point found; returns
+// whether it lies below both ends
 static int descend_edge(const sampler* s, const double P[3][3], const double val[3],
                         const double slope[3][2], int e, double tau, double pred, double tol,
-                        double x[3], double* fx, double g[3], double* tau_out) {
+                        double x[3], double* fx, double g[3]) {
   int e1 = (e + 1) % 3;
   double lo = 0, hi = 1, flo = val[e], fhi = val[e1], dlo = slope[e][0], dhi = slope[e][1];
   double f = flo < fhi ? flo : fhi, edge[3];
@@ -593,7 +607,7 @@ static int descend_edge(const sampler* s, const double P[3][3], const double val
     double y[3], gy[3];
     for (int j = 0; j < 3; j++) y[j] = P[e][j] + tau * edge[j];
     double fy = field_local(s->f, y, gy);
-    if (fy < f) f = fy, copy3(x, y), copy3(g, gy), *tau_out = tau, moved = 1;
+    if (fy < f) f = fy, copy3(x, y), copy3(g, gy), moved = 1;
     if (!(fabs(fy - pred) > tol)) break;
     double dy = dot3(gy, edge), w, t;
     if (dy < 0) {
@@ -613,7 +627,8 @@ static int descend_edge(const sampler* s, const double P[3][3], const double val
 // a triangle's descent with the quadratic model (all three vertices evaluated): from a start
 // point c0 = (s, t) of the triangle P[k] + s E1 + t E2 (vertex k itself, or an edge's minimum
 // whose gradient leans into the triangle) with value f0 and exact edge derivatives b0
-// (g . E1, g . E2), projected Newton steps on the model
+// (g . E1, g . E2), and the vertices' curvature h0 (model_hessian), projected Newton steps on
+// the model
 // m(p) = phi(x) + b . (p - c) + (p - c) H (p - c) / 2 over the triangle, c the current point,
 // b its exact edge derivatives and H the vertices' secant curvature, updated along every
 // accepted step (BFGS, kept convex: the vertices' curvature is often far off, their gradients
@@ -625,14 +640,13 @@ static int descend_edge(const sampler* s, const double P[3][3], const double val
 // hold microns). A step that does not lower phi is retried with the model damped by mu M
 // (M = the edges' Gram matrix: a step of about |grad| / mu), mu x4 each time, and only a
 // step whose gain matched the model's prediction relaxes it x1/4 (undamping at once sent the
-// model back to the step it had just refused, every other evaluation). x, *fx, g (field frame): the
-// minimum found, which the caller sets to the start; returns whether it lies below f0
+// model back to the step it had just refused, every other evaluation). Returns whether it
+// found a point below f0: then x, g (field frame) and *fx are that minimum (*fx is f0 else)
 static int descend_model(const sampler* s, const double P[3][3], const double E1[3],
-                         const double E2[3], const double* V[3], const double G[3][3], int k,
-                         const double c0[2], double f0, const double b0[2], double tol,
-                         double x[3], double* fx, double g[3]) {
-  double h[3], c[2] = {c0[0], c0[1]}, b[2] = {b0[0], b0[1]};
-  model_hessian(h, V, G, k);
+                         const double E2[3], const double h0[3], int k, const double c0[2],
+                         double f0, const double b0[2], double tol, double x[3], double* fx,
+                         double g[3]) {
+  double h[3] = {h0[0], h0[1], h0[2]}, c[2] = {c0[0], c0[1]}, b[2] = {b0[0], b0[1]};
   const double gram[3] = {dot3(E1, E1), dot3(E1, E2), dot3(E2, E2)};
   double L2 = gram[0] > gram[2] ? gram[0] : gram[2], mu = 0, f = f0, dlast[2] = {0, 0};
   int moved = 0, trusted = 0;
@@ -691,10 +705,11 @@ static int descend_model(const sampler* s, const double P[3][3], const double E1
 enum { PLAN_NONE, PLAN_INTERIOR, PLAN_EDGE };
 typedef struct tri_plan {
   int kind;
-  int edge;             // PLAN_EDGE: from vertex edge to edge + 1
-  double tau, pred;     // PLAN_EDGE: the model's minimum and its value
-  double slope[3][2];   // each edge's slopes at its two ends (per unit of the edge)
-  double b0[2];         // PLAN_INTERIOR: vertex k's slopes along its two edges
+  int edge;            // PLAN_EDGE: from vertex edge to edge + 1
+  double tau, pred;    // PLAN_EDGE: the model's minimum and its value
+  double slope[3][2];  // each edge's slopes at its two ends (per unit of the edge)
+  double b0[2];        // vertex k's slopes along its two edges
+  double h[3];         // the vertices' curvature (model_hessian)
 } tri_plan;
 
 // the plan of a triangle whose vertices are all evaluated, from its best vertex k (not a
@@ -705,29 +720,27 @@ typedef struct tri_plan {
 // than tol below the vertex. On a thread's flanks, a saddle-shaped field over the triangle,
 // minima lie on edges, where the one-dimensional model is far better than the quadratic one
 // fitted from three gradients.
-static void triangle_plan(tri_plan* plan, const double* V[3], const double G[3][3],
+static void triangle_plan(tri_plan* plan, const double ed[3][3], const double G[3][3],
                           const double val[3], int k, double tol) {
   double best = val[k];
   plan->kind = PLAN_NONE;
   for (int e = 0; e < 3; e++) {
-    int e1 = (e + 1) % 3;
-    double ev[3], t;
-    sub3(ev, V[e1], V[e]);
+    int e1 = e == 2 ? 0 : e + 1;
+    double t;
     double* sl = plan->slope[e];
-    sl[0] = dot3(G[e], ev), sl[1] = dot3(G[e1], ev);
+    sl[0] = dot3(G[e], ed[e]), sl[1] = dot3(G[e1], ed[e]);
     if (!(sl[0] < 0 && sl[1] > 0)) continue;
     double pv = hermite_min(val[e], val[e1], sl[0], sl[1], &t);
     if (pv < best) best = pv, plan->tau = t, plan->pred = pv, plan->edge = e;
   }
   int edge = best < val[k];
   // the quadratic model at vertex k: its stationary point, when the model is convex and the
-  // point lies inside (else the minimum over the triangle is on an edge)
-  double h[3], e1[3], e2[3];
-  model_hessian(h, V, G, k);
-  sub3(e1, V[(k + 1) % 3], V[k]);
-  sub3(e2, V[(k + 2) % 3], V[k]);
+  // point lies inside (else the minimum over the triangle is on an edge); its slopes along
+  // E1 = ed[k] and E2 = -ed[k + 2] are edge k's first and edge k + 2's second, negated
+  double* h = plan->h;
   double* b0 = plan->b0;
-  b0[0] = dot3(G[k], e1), b0[1] = dot3(G[k], e2);
+  model_hessian(h, ed, G, k);
+  b0[0] = plan->slope[k][0], b0[1] = -plan->slope[(k + 2) % 3][1];
   double det = h[0] * h[2] - h[1] * h[1];
   if (h[0] > 0 && det > 0) {
     double ds = -(h[2] * b0[0] - h[1] * b0[1]) / det, dt = -(h[0] * b0[1] - h[1] * b0[0]) / det;
@@ -741,24 +754,25 @@ static void triangle_plan(tri_plan* plan, const double* V[3], const double G[3][
 }
 
 // the slot of edge (i, j) in the memo, *fresh set when it was empty (and is now claimed);
-// -1 when the table is full
+// -1 (fresh) when it is not there and the table is three quarters full: it takes no more,
+// so a probe always meets an empty slot soon (a large mesh's later edges go unremembered)
 static int memo_slot(edge_memo* m, int i, int j, int* fresh) {
   int lo = i < j ? i : j, hi = i < j ? j : i;
   unsigned hash = ((unsigned)lo * 2654435761u) ^ ((unsigned)hi * 40503u);
-  for (int probe = 0; probe <= m->mask; probe++) {
-    int slot = (int)((hash + (unsigned)probe) & (unsigned)m->mask);
+  *fresh = 1;
+  for (unsigned probe = 0;; probe++) {
+    int slot = (int)((hash + probe) & (unsigned)m->mask);
     if (m->key[slot][0] == lo && m->key[slot][1] == hi) {
       *fresh = 0;
       return slot;
     }
     if (m->key[slot][0] < 0) {
+      if (4 * m->count >= 3 * (m->mask + 1)) return -1;
       m->key[slot][0] = lo, m->key[slot][1] = hi;
-      *fresh = 1;
+      m->count++;
       return slot;
     }
   }
-  *fresh = 1;
-  return -1;
 }
 
 // a triangle's search by its plan's edge: the edge's minimum is sought once (the memo: its
@@ -768,29 +782,21 @@ static int memo_slot(edge_memo* m, int i, int j, int* fresh) {
 // x, *fx, g (field frame): the minimum found; returns whether there is one to write
 static int descend_triangle_edge(const sampler* s, const tri_plan* plan, const double P[3][3],
                                  const double E1[3], const double E2[3], const double nrm[3],
-                                 const int idx[3], const double* V[3], const double G[3][3],
-                                 const double val[3], int k, double tol, double x[3],
-                                 double* fx, double g[3]) {
+                                 const int idx[3], const double val[3], int k, double tol,
+                                 double x[3], double* fx, double g[3]) {
   int ea = plan->edge, eb = (ea + 1) % 3, fresh = 1, slot = -1;
   edge_memo* m = s->memo;
   if (m) slot = memo_slot(m, idx[ea], idx[eb], &fresh);
   if (fresh) {
-    double te = 0;
-    int found = descend_edge(s, P, val, plan->slope, ea, plan->tau, plan->pred, tol, x, fx, g,
-                             &te);
+    int found = descend_edge(s, P, val, plan->slope, ea, plan->tau, plan->pred, tol, x, fx, g);
     if (slot >= 0) {
       m->found[slot] = (unsigned char)found, m->offered[slot] = 0;
-      m->tau[slot] = idx[ea] < idx[eb] ? te : 1 - te, m->f[slot] = *fx;
-      copy3(m->g[slot], g);
+      if (found) copy3(m->x[slot], x), m->f[slot] = *fx, copy3(m->g[slot], g);
     }
     if (!found) return 0;
   } else {
     if (!m->found[slot]) return 0;
-    double t = idx[ea] < idx[eb] ? m->tau[slot] : 1 - m->tau[slot], ed[3];
-    sub3(ed, P[eb], P[ea]);
-    for (int j = 0; j < 3; j++) x[j] = P[ea][j] + t * ed[j];
-    *fx = m->f[slot];
-    copy3(g, m->g[slot]);
+    copy3(x, m->x[slot]), *fx = m->f[slot], copy3(g, m->g[slot]);
   }
   // the in-plane direction across the edge into the triangle: phi falling along it leaves
   // the minimum inside
@@ -811,7 +817,7 @@ static int descend_triangle_edge(const sampler* s, const tri_plan* plan, const d
   double r0 = dot3(sx, E1), r1 = dot3(sx, E2), dg = gram00 * gram11 - gram01 * gram01;
   c[0] = (gram11 * r0 - gram01 * r1) / dg, c[1] = (gram00 * r1 - gram01 * r0) / dg;
   double bx[2] = {dot3(g, E1), dot3(g, E2)};
-  return descend_model(s, P, E1, E2, V, G, k, c, *fx, bx, tol, x, fx, g);
+  return descend_model(s, P, E1, E2, plan->h, k, c, *fx, bx, tol, x, fx, g);
 }
 
 // a triangle's descent without the model (a vertex was not evaluated): from the best vertex,
@@ -873,11 +879,12 @@ static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
     mark_edge(s->cache, i1, i2);
     mark_edge(s->cache, i2, i0);
   }
-  double L2 = 0, e[3];
-  for (int k = 0; k < 3; k++) {
-    sub3(e, V[(k + 1) % 3], V[k]);
-    double l2 = dot3(e, e);
-    if (l2 > L2) L2 = l2;
+  // the edges (vertex e to e + 1, the sampled shape's frame), once for every test below
+  double ed[3][3], len2[3], L2 = 0;
+  for (int e = 0; e < 3; e++) {
+    sub3(ed[e], V[e == 2 ? 0 : e + 1], V[e]);
+    len2[e] = dot3(ed[e], ed[e]);
+    if (len2[e] > L2) L2 = len2[e];
   }
   if (!(L2 > 0)) return;
   double vmax = val[0] > val[1] ? val[0] : val[1], vmin = val[0] < val[1] ? val[0] : val[1];
@@ -891,7 +898,7 @@ static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
   // moves the vertices to the field's frame) waits for a triangle that needs a search
   int placed = 0;
   if (s->two_way) {
-    for (int j = 0; j < 3; j++) vertex_position(P[j], s, idx[j]);
+    for (int j = 0; j < 3; j++) cached_position(P[j], s, idx[j]);
     if (box_apart(s->f, P, s->margin)) return;
     mark_steep(s, idx, V, G, ev);
     placed = 1;
@@ -899,25 +906,23 @@ static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
   int k = 0;
   if (val[1] < val[k]) k = 1;
   if (val[2] < val[k]) k = 2;
-  // a first-order minimum at the vertex: the vertex pass has it
-  double e1[3], e2[3];
-  sub3(e1, V[(k + 1) % 3], V[k]);
-  sub3(e2, V[(k + 2) % 3], V[k]);
+  // a first-order minimum at the vertex: the vertex pass has it (the edges leaving vertex k
+  // are ed[k] and -ed[k + 2])
+  int k2 = (k + 2) % 3;
   if (ev[k]) {
-    double ge1 = dot3(G[k], e1), ge2 = dot3(G[k], e2);
-    if ((ge1 >= 0 || ge1 * ge1 <= 1e-12 * dot3(e1, e1)) &&
-        (ge2 >= 0 || ge2 * ge2 <= 1e-12 * dot3(e2, e2)))
+    double ge1 = dot3(G[k], ed[k]), ge2 = -dot3(G[k], ed[k2]);
+    if ((ge1 >= 0 || ge1 * ge1 <= 1e-12 * len2[k]) && (ge2 >= 0 || ge2 * ge2 <= 1e-12 * len2[k2]))
       return;
   }
   tri_plan plan;
   double tol = TRI_TOL * L;
   int modelled = ev[0] && ev[1] && ev[2];
   if (modelled) {
-    triangle_plan(&plan, V, G, val, k, tol);
+    triangle_plan(&plan, ed, G, val, k, tol);
     if (plan.kind == PLAN_NONE) return;
   }
   if (!placed) {
-    for (int j = 0; j < 3; j++) vertex_position(P[j], s, idx[j]);
+    for (int j = 0; j < 3; j++) cached_position(P[j], s, idx[j]);
     if (box_apart(s->f, P, s->margin)) return;
   }
   double E1[3], E2[3];
@@ -931,9 +936,9 @@ static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
     moved = descend_bb(s, P, nrm, k, L, x, &fx, g);
   } else if (plan.kind == PLAN_INTERIOR) {
     const double c0[2] = {0, 0};
-    moved = descend_model(s, P, E1, E2, V, G, k, c0, val[k], plan.b0, tol, x, &fx, g);
+    moved = descend_model(s, P, E1, E2, plan.h, k, c0, val[k], plan.b0, tol, x, &fx, g);
   } else {
-    moved = descend_triangle_edge(s, &plan, P, E1, E2, nrm, idx, V, G, val, k, tol, x, &fx, g);
+    moved = descend_triangle_edge(s, &plan, P, E1, E2, nrm, idx, val, k, tol, x, &fx, g);
   }
   if (!moved) return;
   if (s->two_way) polish(s, P, nrm, L, x, &fx, g);
@@ -970,7 +975,7 @@ static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape
     edge_memo memo;
     int slots = 64;
     while (slots < EDGE_MEMO && slots < 2 * m->nface) slots *= 2;
-    memo.mask = slots - 1;
+    memo.mask = slots - 1, memo.count = 0;
     memset(memo.key, 0xff, sizeof(memo.key[0]) * (size_t)slots);
     s.memo = &memo;
     sample_vertices(&s);

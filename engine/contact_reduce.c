@@ -112,11 +112,13 @@ static void bin_setup(tf_contact_reducer* r, int b) {
 // with the nearest key, so a bin's memory stays fixed whatever the candidates
 static void slab_add(tf_reduce_bin* bin, const double dir[3], double width,
                      const tf_contact_point* c) {
-  double q = floor(dot3(dir, c->pos) / width);
+  double q = dot3(dir, c->pos) / width;
   // keys fit a long long whatever the scale (finite here: tf_reduce_add checked the point;
-  // comparisons, not the library's fmin / fmax calls, on this once-per-candidate path)
+  // comparisons, not the library's fmin / fmax calls, on this once-per-candidate path), and
+  // the floor by truncation, corrected below zero (the same key, without a library call)
   q = q < -1e15 ? -1e15 : (q > 1e15 ? 1e15 : q);
   long long k = (long long)q;
+  if ((double)k > q) k--;
   int i = (int)((unsigned long long)k % TF_REDUCE_NSLAB);
   for (int probe = 0; probe < TF_REDUCE_NSLAB; probe++) {
     int j = (i + probe) % TF_REDUCE_NSLAB;
@@ -149,14 +151,16 @@ static int bin_of(const double m[3]) {
   for (int k = 1; k < 3; k++) {
     if (a[k] > value) value = a[k], best = 2 * k + (m[k] < 0);
   }
-  for (int k = 0; k < 3; k++) {
-    int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-    double v = BIN_A * a[k] + BIN_B * a[k1] + BIN_C * a[k2];
-    if (v > value) {
-      value = v;
-      best = 6 + 8 * k + (m[k] < 0) + 2 * (m[k1] < 0) + 4 * (m[k2] < 0);
-    }
-  }
+  // the cyclic permutations k = 0, 1, 2 spelled out (the index arithmetic cost more than the
+  // products on this once-per-candidate path)
+  int sign = (m[0] < 0) | (m[1] < 0) << 1 | (m[2] < 0) << 2;
+  double v0 = BIN_A * a[0] + BIN_B * a[1] + BIN_C * a[2];
+  double v1 = BIN_A * a[1] + BIN_B * a[2] + BIN_C * a[0];
+  double v2 = BIN_A * a[2] + BIN_B * a[0] + BIN_C * a[1];
+  // sign bits in the permutation's order: component k first, then k + 1, then k + 2
+  if (v0 > value) value = v0, best = 6 + sign;
+  if (v1 > value) value = v1, best = 14 + ((sign >> 1) | (sign & 1) << 2);
+  if (v2 > value) best = 22 + ((sign >> 2) | (sign & 3) << 1);
   return best;
 }
 
