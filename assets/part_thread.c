@@ -444,8 +444,9 @@ static double section_search(const thread_sdf* t, const double p[3], double rho,
 // times cheaper (it ran on every query): folded to t = min / max in [0, 1] (then |y| > |x|:
 // pi / 2 - r, x < 0: pi - r, y < 0: -r), atan t = atan c + atan u with c = k / 8 the nearest
 // eighth and u = (t - c) / (1 + t c), |u| <= 1 / 16 (to rounding of the eighth's choice),
-// whose series to u^15 leaves out less than 1e-21. The angle only sets zeta = z - lead theta (and the search's section): an error of a
-// few 1e-16 rad moves the point by under 1e-18 m, far below the values' margin
+// whose series to u^15 leaves out less than 1e-21. The angle only sets zeta = z - lead theta (and
+// the search's section): an error of a few 1e-16 rad moves the point by under 1e-18 m, far below
+// the values' margin
 static double fast_atan2(double y, double x) {
   static const double atan_eighth[9] = {
       0,
