@@ -72,8 +72,8 @@ static void print_row(const char* gate, const char* solver, const tf_gate_result
   }
   for (int i = 0; i < r->nmetric; i++) {
     const tf_gate_metric* g = &r->metric[i];
-    printf("%-16s %-7s %-28s %12.4g %s %-10.4g %s%s\n", gate, solver, g->name,
-           g->value, g->at_most ? "<=" : ">=", g->limit, g->pass ? "pass" : "FAIL",
+    printf("%-16s %-7s %-28s %12.4g %s %-10.4g %s%s\n", gate, solver, g->name, g->value,
+           g->at_most ? "<=" : ">=", g->limit, g->pass ? "pass" : "FAIL",
            r->diverged ? " (diverged)" : "");
   }
 }
@@ -91,7 +91,8 @@ static int validate_tasks(const char* gate_name, int json) {
   }
   cJSON* array = cJSON_CreateArray();
   int failed = 0;
-  if (!json) printf("%-16s %-7s %-28s %12s    %-10s %s\n", "gate", "", "metric", "value", "limit", "");
+  if (!json)
+    printf("%-16s %-7s %-28s %12s    %-10s %s\n", "gate", "", "metric", "value", "limit", "");
   for (int g = 0; g < tf_task_gate_count(); g++) {
     const tf_task_gate* gate = tf_task_gate_at(g);
     if (only && gate != only) continue;

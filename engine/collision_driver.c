@@ -240,8 +240,9 @@ static void add_toi_contacts(const tf_model* m, tf_data* d, int g1, int g2, cons
   }
 }
 
-#define TRACE_ITERS 2048  // field evaluations of one speculative point's path (a point
-                          // gliding along a wall at clearance c takes path / c of them)
+// field evaluations of one speculative point's path (a point gliding along a wall at
+// clearance c takes path / c of them)
+#define TRACE_ITERS 2048
 
 static int shape_has_sdf(const tf_shape* s) { return s->sdf.fn != NULL || s->sdf.grid != NULL; }
 
@@ -262,9 +263,8 @@ static int shape_has_sdf(const tf_shape* s) { return s->sdf.fn != NULL || s->sdf
 // other's field, the one it was measured in: traced through the peg's own field, the hole
 // floor's point under a landing peg met the peg's chamfer and took its 45 deg normal.
 static int trace_point(const tf_shape* s1, const tf_shape_motion* m1, const tf_shape* s2,
-                       const tf_shape_motion* m2, const tf_contact_point* p, double h,
-                       double tol, double p1[3], double p2[3], double normal[3],
-                       double* t_meet) {
+                       const tf_shape_motion* m2, const tf_contact_point* p, double h, double tol,
+                       double p1[3], double p2[3], double normal[3], double* t_meet) {
   int field_is_2 = shape_has_sdf(s2);
   if (p->side > 0 && shape_has_sdf(s1)) field_is_2 = 0;  // s2's point, measured in s1's field
   if (!field_is_2 && !shape_has_sdf(s1)) return -1;

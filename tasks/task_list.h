@@ -10,11 +10,13 @@ extern const tf_task_info tf_task_boltnut;
 extern const tf_task_info tf_task_gears;
 extern const tf_task_info tf_task_connectors;
 
-// the list ends with NULL so that the array is never empty
-#define TF_TASK_LIST \
-  &tf_task_peg, /* peg */          \
-  &tf_task_boltnut, /* boltnut */      \
-  &tf_task_gears, /* gears */        \
-  &tf_task_connectors, /* connectors */   \
+// the list ends with NULL so that the array is never empty (one task a line)
+// clang-format off
+#define TF_TASK_LIST    \
+  &tf_task_peg,         \
+  &tf_task_boltnut,     \
+  &tf_task_gears,       \
+  &tf_task_connectors,  \
   NULL
+// clang-format on
 #endif  // TF_TASK_LIST_H

@@ -4,9 +4,7 @@
 #include "task.h"
 #include "task_list.h"
 
-static const tf_task_info* const tasks[] = {
-    TF_TASK_LIST
-};
+static const tf_task_info* const tasks[] = {TF_TASK_LIST};
 
 int tf_task_count(void) { return (int)(sizeof(tasks) / sizeof(tasks[0])) - 1; }
 

@@ -148,8 +148,8 @@ static int connectors_build(tf_env* env, const double* values, const tf_physics*
   memcpy(p->seat, s->scene.seat, sizeof(p->seat));
   p->noverlap = 1;
   const tf_connectors_samples* samples = &s->scene.samples;
-  p->overlap[0][0] = (tf_probe_surface){s->scene.ids.plug_measure, samples->plug, samples->nplug,
-                                        samples->floor};
+  p->overlap[0][0] =
+      (tf_probe_surface){s->scene.ids.plug_measure, samples->plug, samples->nplug, samples->floor};
   p->overlap[0][1] = (tf_probe_surface){s->scene.ids.socket_measure, samples->socket,
                                         samples->nsocket, samples->floor};
   s->depth = s->depth_max = insertion_depth(env);

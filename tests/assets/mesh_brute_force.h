@@ -53,7 +53,7 @@ static inline int check_watertight(const tf_part_geometry* g, double* volume) {
 
 // closest point to p on triangle abc, by the Voronoi regions of its vertices, edges and face
 static inline void closest_on_triangle(double out[3], const double p[3], const double a[3],
-                                const double b[3], const double c[3]) {
+                                       const double b[3], const double c[3]) {
   double ab[3], ac[3], ap[3], bp[3], cp[3];
   for (int k = 0; k < 3; k++) {
     ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];

@@ -28,7 +28,8 @@ typedef struct sweep_fixture {
 static const char* const two_runs =
     "{\"task\": \"peg\", \"duration\": 0.01, \"envs\": 1,\n"
     " \"grid\": {\"clearance_um\": [100, 200]},\n"
-    " \"set\": {\"mu\": 0.05}, \"video\": {\"select\": \"worst\", \"max\": 1, \"size\": \"64x48\", \"fps\": 10}}\n";
+    " \"set\": {\"mu\": 0.05}, \"video\": {\"select\": \"worst\", \"max\": 1, \"size\": \"64x48\", "
+    "\"fps\": 10}}\n";
 
 static void write_text(const char* path, const char* text, const char* mode) {
   FILE* f = fopen(path, mode);
@@ -240,7 +241,8 @@ static void test_resume_extended_and_repaired(void** state) {
   write_text(fx->config,
              "{\"task\": \"peg\", \"duration\": 0.01, \"envs\": 1,\n"
              " \"grid\": {\"clearance_um\": [100, 200, 300]},\n"
-             " \"set\": {\"mu\": 0.05}, \"video\": {\"select\": \"worst\", \"max\": 1, \"size\": \"64x48\", \"fps\": 10}}\n",
+             " \"set\": {\"mu\": 0.05}, \"video\": {\"select\": \"worst\", \"max\": 1, \"size\": "
+             "\"64x48\", \"fps\": 10}}\n",
              "w");
   r = sweep(fx, "--resume", NULL);
   expect_exit(&r, 0);
