@@ -61,6 +61,21 @@ static inline const tf_task_info* task_robot_mode(const char* name) {
   return t;
 }
 
+// a task run without a mode is its rig: the row says so and carries neither a controller nor
+// the robot-only metric robot_key
+static inline void task_assert_rig_default(const char* task, const char* robot_key,
+                                           tf_metrics* row) {
+  tf_run_options o;
+  char err[256];
+  tf_run_options_default(&o);
+  o.task = task;
+  o.duration = 0.01;
+  assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), 0);
+  assert_string_equal(tf_metrics_text(row, "mode"), "rig");
+  assert_null(tf_metrics_find(row, "controller"));
+  assert_null(tf_metrics_find(row, robot_key));
+}
+
 // every metric but the timings, bit for bit
 static inline void task_assert_same_metrics(const tf_metrics* a, const tf_metrics* b) {
   assert_int_equal(a->n, b->n);

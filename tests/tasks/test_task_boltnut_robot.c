@@ -74,13 +74,7 @@ static void test_row_keys(void** state) {
   assert_non_null(tf_metrics_find(row, "boltnut.height_above_base_m"));
   assert_null(tf_metrics_find(row, "drive"));
   assert_true(tf_metrics_get(row, "success") == 0);  // 10 ms: the nut is still on its stand
-  tf_run_options_default(&o);
-  o.task = "boltnut";
-  o.duration = 0.01;
-  assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), 0);
-  assert_string_equal(tf_metrics_text(row, "mode"), "rig");
-  assert_null(tf_metrics_find(row, "controller"));
-  assert_null(tf_metrics_find(row, "robot.screw_turns_commanded"));
+  task_assert_rig_default("boltnut", "robot.screw_turns_commanded", row);
   test_free(row);
 }
 

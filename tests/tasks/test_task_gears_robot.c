@@ -76,13 +76,7 @@ static void test_row_keys(void** state) {
   assert_non_null(tf_metrics_find(row, "gears.seat_error_m"));
   assert_non_null(tf_metrics_find(row, "gear_slip.max"));
   assert_null(tf_metrics_find(row, "impact_speed"));
-  tf_run_options_default(&o);
-  o.task = "gears";
-  o.duration = 0.01;
-  assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), 0);
-  assert_string_equal(tf_metrics_text(row, "mode"), "rig");
-  assert_null(tf_metrics_find(row, "controller"));
-  assert_null(tf_metrics_find(row, "robot.grasp_slip_max"));
+  task_assert_rig_default("gears", "robot.grasp_slip_max", row);
   test_free(row);
 }
 

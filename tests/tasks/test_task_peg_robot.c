@@ -65,13 +65,7 @@ static void test_row_keys(void** state) {
   assert_string_equal(tf_metrics_text(row, "grasp"), "friction");
   assert_true(tf_metrics_get(row, "clearance_um") == 100);
   assert_null(tf_metrics_find(row, "impact_speed"));
-  tf_run_options_default(&o);
-  o.task = "peg";
-  o.duration = 0.01;
-  assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), 0);
-  assert_string_equal(tf_metrics_text(row, "mode"), "rig");
-  assert_null(tf_metrics_find(row, "controller"));
-  assert_null(tf_metrics_find(row, "robot.seat_time_s"));
+  task_assert_rig_default("peg", "robot.seat_time_s", row);
   test_free(row);
 }
 
