@@ -962,6 +962,7 @@ static int build_bolt(const double* v, tf_part_geometry* out, char* err, size_t 
   out->aabb[3] = out->aabb[4] = corner, out->aabb[5] = len;
   out->error_bound = ERROR_BOUND;
   out->feature_size = t->thread.pitch;  // every turn of the thread needs rows
+  out->unit_gradient = 1;               // offsets over their length, or unit section normals
   out->fn = sdf_bolt, out->params = t, out->params_size = size;
 
   thread_mesh tm;
@@ -1063,6 +1064,7 @@ static int build_nut(const double* v, tf_part_geometry* out, char* err, size_t e
   out->aabb[3] = out->aabb[4] = corner, out->aabb[5] = height;
   out->error_bound = ERROR_BOUND;
   out->feature_size = t->thread.pitch;  // every turn of the thread needs rows
+  out->unit_gradient = 1;               // offsets over their length, or unit section normals
   out->fn = sdf_nut, out->params = t, out->params_size = size;
 
   thread_mesh tm;

@@ -195,6 +195,7 @@ int tf_part_add_mesh_and_sdf(tf_builder* b, const char* name, const tf_part_geom
   memcpy(def.aabb, g->aabb, sizeof(def.aabb));
   def.error_bound = g->error_bound;
   def.feature_size = g->feature_size;
+  def.unit_gradient = g->unit_gradient;
   def.mesh = mesh;
   return tf_builder_add_sdf(b, &def);
 }

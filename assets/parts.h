@@ -26,6 +26,7 @@ typedef struct tf_part_geometry {
   int nface;
   double chord_error;   // m: largest distance between the mesh and the true surface
   double feature_size;  // m: repeated features' spacing (a thread's pitch), 0 = none
+  int unit_gradient;    // fn's gradient is unit to rounding (collision need not normalise it)
 } tf_part_geometry;
 
 // one parameter of a part's schema; a parameter with choices takes one of the names

@@ -59,6 +59,7 @@ static void shape_of(tf_shape* s, const tf_part_geometry* g, int as_mesh, double
   memcpy(s->sdf.aabb, g->aabb, sizeof(s->sdf.aabb));
   s->sdf.error_bound = g->error_bound;
   s->sdf.feature_size = g->feature_size;
+  s->sdf.unit_gradient = g->unit_gradient;
 }
 
 // a field that counts its queries (an untimed run reports how many a pair makes)

@@ -42,6 +42,7 @@ typedef struct tf_sdf_view {
   double aabb[6];  // lo[3], hi[3] of the solid, geom frame
   double error_bound;
   double feature_size;  // m: repeated features' spacing (a thread's pitch), 0 = none
+  int unit_gradient;    // fn's gradient is unit to rounding: checked, not normalised again
 } tf_sdf_view;
 
 typedef struct tf_shape {

@@ -100,6 +100,7 @@ void tf_geom_shape(const tf_model* m, const tf_data* d, int g, tf_shape* s) {
     memcpy(v->aabb, m->sdf_aabb + 6 * sdf, 6 * sizeof(double));
     v->error_bound = m->sdf_error_bound[sdf];
     v->feature_size = m->sdf_feature_size[sdf];
+    v->unit_gradient = m->sdf_unit_gradient[sdf];
   }
 }
 

@@ -490,6 +490,7 @@ static void lay_out_model(tf_model* m, layout* l, size_t names_size) {
   TF_DOUBLES(sdf_aabb, 6 * ns);
   TF_DOUBLES(sdf_error_bound, ns);
   TF_DOUBLES(sdf_feature_size, ns);
+  TF_INTS(sdf_unit_gradient, ns);
   m->sdf_param = carve(l, m->nsdfparam);
   m->sdf_grid = carve(l, sizeof(float) * m->nsdfgrid);
   TF_INTS(geom_meshid, ng);
@@ -671,6 +672,7 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
     memcpy(m->sdf_aabb + 6 * i, def->aabb, 6 * sizeof(double));
     m->sdf_error_bound[i] = def->error_bound;
     m->sdf_feature_size[i] = def->feature_size;
+    m->sdf_unit_gradient[i] = def->fn != NULL && def->unit_gradient != 0;
   }
 
   for (int g = 0; g < b->ngeom; g++) {

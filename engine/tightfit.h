@@ -175,6 +175,8 @@ typedef struct tf_sdf_def {
   int mesh;               // a surface mesh of the same solid for sampling, -1 if none
   double feature_size;    // m: distance between repeated features that each need rows, e.g. a
                           // thread's pitch; 0 = none
+  int unit_gradient;      // 1: fn returns a unit gradient (to rounding), so collision checks
+                          // its length instead of normalising it on every query
 } tf_sdf_def;
 
 typedef struct tf_equality_def {
@@ -350,6 +352,7 @@ typedef struct tf_model {
   double* sdf_aabb;          // (nsdf x 6)
   double* sdf_error_bound;   // (nsdf)
   double* sdf_feature_size;  // (nsdf) m: repeated features' spacing, 0 = none
+  int* sdf_unit_gradient;    // (nsdf) 1: fn's gradient is unit to rounding
   unsigned char* sdf_param;  // (nsdfparam) 16-byte aligned per sdf
   float* sdf_grid;           // (nsdfgrid)
   int* geom_meshid;          // (ngeom)

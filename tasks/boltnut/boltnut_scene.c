@@ -87,6 +87,7 @@ static int add_part(tf_builder* b, const char* name, const tf_part_geometry* g, 
   memcpy(def.aabb, g->aabb, sizeof(def.aabb));
   def.error_bound = g->error_bound;
   def.feature_size = g->feature_size;
+  def.unit_gradient = g->unit_gradient;
   def.mesh = *mesh;
   return tf_builder_add_sdf(b, &def);
 }

@@ -72,6 +72,7 @@ static void part_shape(tf_shape* s, const tf_part_geometry* g, int as_mesh, doub
   memcpy(s->sdf.aabb, g->aabb, sizeof(s->sdf.aabb));
   s->sdf.error_bound = g->error_bound;
   s->sdf.feature_size = g->feature_size;
+  s->sdf.unit_gradient = g->unit_gradient;
 }
 
 // an M16 nut seated on the bolt (as bench_parts): a helical flank's bin spans every turn, so
