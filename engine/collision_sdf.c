@@ -141,12 +141,17 @@
 // (two-way sampling)
 enum { VERT_EVALUATED = 1, VERT_NOT_MIN = 2, VERT_SLOPE = 4 };
 
-// per-vertex memory of the vertex pass, for the triangle pass
+// per-vertex memory of the vertex pass, for the triangle pass: one record a vertex (a
+// triangle reads all of it, and neighbouring triangles share vertices, so it is one cache line
+// where separate arrays took four)
+typedef struct vertex_record {
+  double phi;     // field value, or the box lower bound when not evaluated
+  double pos[3];  // the vertex in the field's frame
+  float grad[3];  // unit gradient in the sampled shape's frame
+  unsigned char flag;
+} vertex_record;
 typedef struct vertex_cache {
-  double phi[TF_SDF_VERT_CACHE];     // field value, or the box lower bound when not evaluated
-  double pos[TF_SDF_VERT_CACHE][3];  // the vertex in the field's frame
-  float grad[TF_SDF_VERT_CACHE][3];  // unit gradient in the sampled shape's frame
-  unsigned char flag[TF_SDF_VERT_CACHE];
+  vertex_record v[TF_SDF_VERT_CACHE];
 } vertex_cache;
 
 // the edges' searches of one pass (descend_triangle): an edge is shared by two triangles,
@@ -214,7 +219,7 @@ static void vertex_position(double p[3], const sampler* s, int i) {
 // vertex i in the field's frame, from the vertex pass's cache where it has it
 static void cached_position(double p[3], const sampler* s, int i) {
   if (i < TF_SDF_VERT_CACHE) {
-    copy3(p, s->cache->pos[i]);
+    copy3(p, s->cache->v[i].pos);
   } else {
     vertex_position(p, s, i);
   }
@@ -325,10 +330,10 @@ static void sample_vertices(const sampler* s) {
     if (i < TF_SDF_VERT_CACHE) {
       double gx[3] = {0, 0, 0};
       if (evaluated) matvec_t(gx, s->rot, g);
-      vc->phi[i] = phi;
-      copy3(vc->pos[i], p);
-      vc->flag[i] = (unsigned char)(evaluated ? VERT_EVALUATED : 0);
-      for (int k = 0; k < 3; k++) vc->grad[i][k] = (float)gx[k];
+      vc->v[i].phi = phi;
+      copy3(vc->v[i].pos, p);
+      vc->v[i].flag = (unsigned char)(evaluated ? VERT_EVALUATED : 0);
+      for (int k = 0; k < 3; k++) vc->v[i].grad[k] = (float)gx[k];
     }
   }
 }
@@ -339,8 +344,8 @@ static void emit_flat_vertices(const sampler* s) {
   const vertex_cache* vc = s->cache;
   int n = s->nvert < TF_SDF_VERT_CACHE ? s->nvert : TF_SDF_VERT_CACHE;
   for (int i = 0; i < n; i++) {
-    if (!(vc->flag[i] & VERT_EVALUATED) || (vc->flag[i] & VERT_SLOPE)) continue;
-    if (!(vc->phi[i] < s->margin)) continue;
+    if (!(vc->v[i].flag & VERT_EVALUATED) || (vc->v[i].flag & VERT_SLOPE)) continue;
+    if (!(vc->v[i].phi < s->margin)) continue;
     double p[3], g[3];
     cached_position(p, s, i);
     double phi = field_local(s->f, p, g);
@@ -351,8 +356,8 @@ static void emit_flat_vertices(const sampler* s) {
 // marks vertices with a lower (or equal and earlier) neighbour along an edge
 static void mark_edge(vertex_cache* vc, int i, int j) {
   if (i >= TF_SDF_VERT_CACHE || j >= TF_SDF_VERT_CACHE) return;
-  int lower = (vc->phi[i] < vc->phi[j] || (vc->phi[i] == vc->phi[j] && i < j)) ? i : j;
-  vc->flag[lower == i ? j : i] |= VERT_NOT_MIN;
+  int lower = (vc->v[i].phi < vc->v[j].phi || (vc->v[i].phi == vc->v[j].phi && i < j)) ? i : j;
+  vc->v[lower == i ? j : i].flag |= VERT_NOT_MIN;
 }
 
 // pass 3 of curved shapes: the vertices that are discrete local minima, refined
@@ -360,10 +365,10 @@ static void refine_vertex_minima(const sampler* s) {
   vertex_cache* vc = s->cache;
   int n = s->nvert < TF_SDF_VERT_CACHE ? s->nvert : TF_SDF_VERT_CACHE;
   for (int i = 0; i < n; i++) {
-    if (!(vc->flag[i] & VERT_EVALUATED) || (vc->flag[i] & VERT_NOT_MIN)) continue;
+    if (!(vc->v[i].flag & VERT_EVALUATED) || (vc->v[i].flag & VERT_NOT_MIN)) continue;
     // the true surface lies at most a sagitta, r (1 - cos(pi / S)) < 0.05 r for S >= 12
     // segments, beyond the tessellation
-    if (!(vc->phi[i] < s->margin + 0.05 * s->x->size[0])) continue;
+    if (!(vc->v[i].phi < s->margin + 0.05 * s->x->size[0])) continue;
     double p[3], g[3], phi;
     cached_position(p, s, i);
     refine(s, p, &phi, g);
@@ -375,10 +380,10 @@ static void refine_vertex_minima(const sampler* s) {
 // frame: from the cache, or afresh past its end
 static int vertex_value(const sampler* s, int i, double* phi, double gx[3]) {
   if (i < TF_SDF_VERT_CACHE) {
-    const vertex_cache* vc = s->cache;
-    *phi = vc->phi[i];
-    for (int k = 0; k < 3; k++) gx[k] = vc->grad[i][k];
-    return vc->flag[i] & VERT_EVALUATED;
+    const vertex_record* r = &s->cache->v[i];
+    *phi = r->phi;
+    for (int k = 0; k < 3; k++) gx[k] = r->grad[k];
+    return r->flag & VERT_EVALUATED;
   }
   double p[3], g[3];
   vertex_position(p, s, i);
@@ -513,7 +518,7 @@ static void mark_steep(const sampler* s, const int idx[3], const double* V[3], c
       sub3(e, V[(k + j) % 3], V[k]);
       double ge = dot3(G[k], e);
       if (ge < 0 && ge * ge > TWO_WAY_SLOPE * TWO_WAY_SLOPE * dot3(e, e))
-        s->cache->flag[idx[k]] |= VERT_SLOPE;
+        s->cache->v[idx[k]].flag |= VERT_SLOPE;
     }
   }
 }
@@ -730,6 +735,11 @@ static void triangle_plan(tri_plan* plan, const double ed[3][3], const double G[
     double* sl = plan->slope[e];
     sl[0] = dot3(G[e], ed[e]), sl[1] = dot3(G[e1], ed[e]);
     if (!(sl[0] < 0 && sl[1] > 0)) continue;
+    // the cubic lies below its chord by at most (4 / 27) (|da - chord| + |db - chord|) (its
+    // terms beyond the chord, (da - chord) t (1 - t)^2 + (db - chord) t^2 (t - 1), peak at
+    // 4 / 27 each): an edge that cannot go below the best needs no root
+    double chord = val[e1] - val[e], below = fabs(sl[0] - chord) + fabs(sl[1] - chord);
+    if ((val[e] < val[e1] ? val[e] : val[e1]) - (4.0 / 27) * below > best) continue;
     double pv = hermite_min(val[e], val[e1], sl[0], sl[1], &t);
     if (pv < best) best = pv, plan->tau = t, plan->pred = pv, plan->edge = e;
   }
@@ -758,7 +768,9 @@ static void triangle_plan(tri_plan* plan, const double ed[3][3], const double G[
 // so a probe always meets an empty slot soon (a large mesh's later edges go unremembered)
 static int memo_slot(edge_memo* m, int i, int j, int* fresh) {
   int lo = i < j ? i : j, hi = i < j ? j : i;
-  unsigned hash = ((unsigned)lo * 2654435761u) ^ ((unsigned)hi * 40503u);
+  // neighbouring triangles' edges in neighbouring slots (a mesh's order is local: the table
+  // stays in cache where a scattering hash missed on most lookups)
+  unsigned hash = 2u * (unsigned)lo + (unsigned)hi;
   *fresh = 1;
   for (unsigned probe = 0;; probe++) {
     int slot = (int)((hash + probe) & (unsigned)m->mask);
