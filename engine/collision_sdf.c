@@ -790,7 +790,8 @@ static int memo_slot(edge_memo* m, int i, int j, int* fresh) {
 // a triangle's search by its plan's edge: the edge's minimum is sought once (the memo: its
 // other triangle often picks it too) and offered as a candidate once, by the first triangle
 // that picks it where phi does not fall inward across it; where phi falls inward the
-// quadratic model's descent continues from there, in vertex k's coordinates.
+// quadratic model's descent continues from there, in vertex k's coordinates. nrm: the
+// triangle's normal, of any length (only its side is taken).
 // x, *fx, g (field frame): the minimum found; returns whether there is one to write
 static int descend_triangle_edge(const sampler* s, const tri_plan* plan, const double P[3][3],
                                  const double E1[3], const double E2[3], const double nrm[3],
@@ -941,7 +942,11 @@ static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
   sub3(E1, P[(k + 1) % 3], P[k]);
   sub3(E2, P[(k + 2) % 3], P[k]);
   cross3(nrm, E1, E2);
-  if (normalize3(nrm) <= 1e-12 * L * L) return;  // a sliver: its edges are sampled
+  double area2 = dot3(nrm, nrm);
+  if (!(area2 > 1e-24 * L2 * L2)) return;  // a sliver (|n| <= 1e-12 L^2): its edges are sampled
+  // the unit normal where a step or a test projects on it (the edge path only takes the side
+  // of the edge its direction lies on, which any positive length gives)
+  if (!modelled || s->two_way) scale3(nrm, nrm, 1 / sqrt(area2));
   double fx;
   int moved;
   if (!modelled) {

@@ -49,10 +49,12 @@ static double grid_trilinear(const tf_sdf_view* s, const double p[3], double gra
 
 double tf_sdf_eval(const tf_sdf_view* s, const double p[3], double grad[3]) {
   if (s->fn) {
-    double g[3] = {0, 0, 0};
-    double value = s->fn(s->params, p, g);
-    if (grad) tf_vec3_copy(grad, g);
-    return value;
+    // straight into the caller's gradient (once per field query), zeroed first: a function
+    // that leaves it reads as a zero gradient
+    double g[3];
+    double* out = grad ? grad : g;
+    out[0] = out[1] = out[2] = 0;
+    return s->fn(s->params, p, out);
   }
   // clamp into the node box; outside it add the distance to the box along the way out
   double q[3], out[3], hi[3];
