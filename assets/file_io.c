@@ -8,53 +8,41 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
-// formats a one-line message into err (which may be NULL) and returns -1
-static int fail(char* err, size_t errlen, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(err, errlen, fmt, args);
-    va_end(args);
-  }
-  return -1;
-}
+#include "error_message.h"
 
 int tf_file_read(unsigned char** out, size_t* size, const char* path, size_t max_size, char* err,
                  size_t errlen) {
   *out = NULL;
   *size = 0;
   int fd = open(path, O_RDONLY);
-  if (fd < 0) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  if (fd < 0) return tf_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int e = errno;
     close(fd);
-    return fail(err, errlen, "%s: cannot stat: %s", path, strerror(e));
+    return tf_fail(err, errlen, "%s: cannot stat: %s", path, strerror(e));
   }
   if (S_ISDIR(st.st_mode)) {
     close(fd);
-    return fail(err, errlen, "%s: is a folder, not a file", path);
+    return tf_fail(err, errlen, "%s: is a folder, not a file", path);
   }
   // regular files: the size is known; pipes and devices: grow as data arrives
   size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size : 65536;
   if (S_ISREG(st.st_mode) && (st.st_size < 0 || (unsigned long long)st.st_size > max_size)) {
     close(fd);
-    return fail(err, errlen, "%s: %lld bytes is over the limit of %zu bytes", path,
-                (long long)st.st_size, max_size);
+    return tf_fail(err, errlen, "%s: %lld bytes is over the limit of %zu bytes", path,
+                   (long long)st.st_size, max_size);
   }
   unsigned char* buf = malloc(cap + 1);
   if (!buf) {
     close(fd);
-    return fail(err, errlen, "%s: out of memory reading %zu bytes", path, cap);
+    return tf_fail(err, errlen, "%s: out of memory reading %zu bytes", path, cap);
   }
   size_t n = 0;
   for (;;) {
@@ -63,14 +51,14 @@ int tf_file_read(unsigned char** out, size_t* size, const char* path, size_t max
       if (cap >= max_size) {
         free(buf);
         close(fd);
-        return fail(err, errlen, "%s: more than the limit of %zu bytes", path, max_size);
+        return tf_fail(err, errlen, "%s: more than the limit of %zu bytes", path, max_size);
       }
       size_t grown = cap > max_size / 2 ? max_size : 2 * cap;
       unsigned char* bigger = realloc(buf, grown + 1);
       if (!bigger) {
         free(buf);
         close(fd);
-        return fail(err, errlen, "%s: out of memory reading %zu bytes", path, grown);
+        return tf_fail(err, errlen, "%s: out of memory reading %zu bytes", path, grown);
       }
       buf = bigger;
       cap = grown;
@@ -81,7 +69,7 @@ int tf_file_read(unsigned char** out, size_t* size, const char* path, size_t max
       int e = errno;
       free(buf);
       close(fd);
-      return fail(err, errlen, "%s: read error: %s", path, strerror(e));
+      return tf_fail(err, errlen, "%s: read error: %s", path, strerror(e));
     }
     if (got == 0) break;
     n += (size_t)got;
@@ -96,14 +84,14 @@ int tf_file_read(unsigned char** out, size_t* size, const char* path, size_t max
 int tf_atomic_open(tf_atomic_file* out, const char* path, char* err, size_t errlen) {
   memset(out, 0, sizeof(*out));
   size_t len = strlen(path);
-  if (len == 0) return fail(err, errlen, "(empty path): cannot write a file without a name");
-  if (len >= sizeof(out->path)) return fail(err, errlen, "%.64s...: path too long", path);
+  if (len == 0) return tf_fail(err, errlen, "(empty path): cannot write a file without a name");
+  if (len >= sizeof(out->path)) return tf_fail(err, errlen, "%.64s...: path too long", path);
   memcpy(out->path, path, len + 1);
   snprintf(out->tmp, sizeof(out->tmp), "%s.tmp.XXXXXX", path);
   int fd = mkstemp(out->tmp);
   if (fd < 0) {
-    return fail(err, errlen, "%s: cannot create a temporary file in its folder: %s", path,
-                strerror(errno));
+    return tf_fail(err, errlen, "%s: cannot create a temporary file in its folder: %s", path,
+                   strerror(errno));
   }
   // mkstemp makes the file 0600; exported meshes and cache entries are ordinary files
   if (fchmod(fd, 0644) != 0) {
@@ -114,7 +102,8 @@ int tf_atomic_open(tf_atomic_file* out, const char* path, char* err, size_t errl
     int e = errno;
     close(fd);
     unlink(out->tmp);
-    return fail(err, errlen, "%s: cannot open a temporary file for writing: %s", path, strerror(e));
+    return tf_fail(err, errlen, "%s: cannot open a temporary file for writing: %s", path,
+                   strerror(e));
   }
   return 0;
 }
@@ -162,7 +151,7 @@ int tf_atomic_commit(tf_atomic_file* file, char* err, size_t errlen) {
   if (what) {
     unlink(file->tmp);
     file->tmp[0] = 0;
-    return fail(err, errlen, "%s: %s: %s", file->path, what, strerror(e));
+    return tf_fail(err, errlen, "%s: %s: %s", file->path, what, strerror(e));
   }
   file->tmp[0] = 0;
   sync_folder(file->path);
@@ -172,8 +161,8 @@ int tf_atomic_commit(tf_atomic_file* file, char* err, size_t errlen) {
 int tf_mkdir_p(const char* path, char* err, size_t errlen) {
   char buf[TF_PATH_MAX];
   size_t len = strlen(path);
-  if (len == 0) return fail(err, errlen, "(empty path): no folder to create");
-  if (len >= sizeof(buf)) return fail(err, errlen, "%.64s...: path too long", path);
+  if (len == 0) return tf_fail(err, errlen, "(empty path): no folder to create");
+  if (len >= sizeof(buf)) return tf_fail(err, errlen, "%.64s...: path too long", path);
   memcpy(buf, path, len + 1);
   // create each prefix ending at a '/', then the whole path
   for (size_t i = 1; i <= len; i++) {
@@ -181,13 +170,13 @@ int tf_mkdir_p(const char* path, char* err, size_t errlen) {
     char saved = buf[i];
     buf[i] = 0;
     if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
-      return fail(err, errlen, "%s: cannot create folder %s: %s", path, buf, strerror(errno));
+      return tf_fail(err, errlen, "%s: cannot create folder %s: %s", path, buf, strerror(errno));
     }
     buf[i] = saved;
   }
   struct stat st;
   if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return fail(err, errlen, "%s: exists but is not a folder", path);
+    return tf_fail(err, errlen, "%s: exists but is not a folder", path);
   }
   return 0;
 }

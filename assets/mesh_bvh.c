@@ -39,28 +39,15 @@
 #include "mesh_bvh.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_message.h"
 #include "mesh_io.h"
 
 // traversal stack: the median split bounds the depth by log2(5e7 / 4) + 2 < 26
 #define STACK_SIZE 96
-
-// formats a one-line message into err (which may be NULL) and returns -1
-static int fail(char* err, size_t errlen, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(err, errlen, fmt, args);
-    va_end(args);
-  }
-  return -1;
-}
 
 static double dot3(const double a[3], const double b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -410,7 +397,7 @@ int tf_mesh_bvh_build(tf_mesh_bvh* out, const double* vert, int nvert, const int
   free(items);
   if (!ok) {
     tf_mesh_bvh_free(out);
-    return fail(err, errlen, "mesh: out of memory building the BVH of %d triangles", nface);
+    return tf_fail(err, errlen, "mesh: out of memory building the BVH of %d triangles", nface);
   }
   return 0;
 }

@@ -24,26 +24,13 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_message.h"
 #include "file_io.h"
-
-// formats a one-line message into err (which may be NULL) and returns -1
-static int fail(char* err, size_t errlen, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(err, errlen, fmt, args);
-    va_end(args);
-  }
-  return -1;
-}
 
 void tf_mesh_free(tf_mesh* mesh) {
   if (!mesh) return;
@@ -257,27 +244,27 @@ static int obj_vertex(mesh_build* m, const text_line* line, const char* p, const
     double x;
     quote(q, tok, len);
     if (parse_number(&x, tok, len)) {
-      return fail(err, errlen, "%s:%ld: '%s' is not a number", name, line->number, q);
+      return tf_fail(err, errlen, "%s:%ld: '%s' is not a number", name, line->number, q);
     }
     if (count < 3 && !isfinite(x)) {
-      return fail(err, errlen, "%s:%ld: vertex coordinate '%s' is not finite", name, line->number,
-                  q);
+      return tf_fail(err, errlen, "%s:%ld: vertex coordinate '%s' is not finite", name,
+                     line->number, q);
     }
     if (count < 3) v[count] = x;
     if (++count > 7) {
-      return fail(err, errlen, "%s:%ld: a vertex has 3 to 7 numbers, found more", name,
-                  line->number);
+      return tf_fail(err, errlen, "%s:%ld: a vertex has 3 to 7 numbers, found more", name,
+                     line->number);
     }
   }
   if (count < 3) {
-    return fail(err, errlen, "%s:%ld: a vertex needs 3 coordinates, found %d", name, line->number,
-                count);
+    return tf_fail(err, errlen, "%s:%ld: a vertex needs 3 coordinates, found %d", name,
+                   line->number, count);
   }
   if (m->nvert >= TF_MESH_MAX_VERTICES) {
-    return fail(err, errlen, "%s:%ld: more than %d vertices (the limit)", name, line->number,
-                TF_MESH_MAX_VERTICES);
+    return tf_fail(err, errlen, "%s:%ld: more than %d vertices (the limit)", name, line->number,
+                   TF_MESH_MAX_VERTICES);
   }
-  if (add_vertex(m, v)) return fail(err, errlen, "%s:%ld: out of memory", name, line->number);
+  if (add_vertex(m, v)) return tf_fail(err, errlen, "%s:%ld: out of memory", name, line->number);
   return 0;
 }
 
@@ -292,24 +279,24 @@ static int obj_face(mesh_build* m, size_t total_vertices, const text_line* line,
     long long index;
     quote(q, tok, len);
     if (parse_face_ref(&index, tok, len)) {
-      return fail(err, errlen, "%s:%ld: '%s' is not a vertex reference (i, i/j, i//k or i/j/k)",
-                  name, line->number, q);
+      return tf_fail(err, errlen, "%s:%ld: '%s' is not a vertex reference (i, i/j, i//k or i/j/k)",
+                     name, line->number, q);
     }
     long long resolved;
     if (index == 0) {
-      return fail(err, errlen, "%s:%ld: vertex index 0 (OBJ indices start at 1)", name,
-                  line->number);
+      return tf_fail(err, errlen, "%s:%ld: vertex index 0 (OBJ indices start at 1)", name,
+                     line->number);
     } else if (index > 0) {
       if (index > (long long)total_vertices) {
-        return fail(err, errlen,
-                    "%s:%ld: vertex index %lld is out of range (the file has %zu vertices)", name,
-                    line->number, index, total_vertices);
+        return tf_fail(err, errlen,
+                       "%s:%ld: vertex index %lld is out of range (the file has %zu vertices)",
+                       name, line->number, index, total_vertices);
       }
       resolved = index - 1;
     } else {
       resolved = (long long)m->nvert + index;
       if (resolved < 0) {
-        return fail(
+        return tf_fail(
             err, errlen,
             "%s:%ld: relative vertex index %lld reaches before the first vertex (%zu so far)", name,
             line->number, index, m->nvert);
@@ -321,18 +308,18 @@ static int obj_face(mesh_build* m, size_t total_vertices, const text_line* line,
       first = v;
     } else if (count >= 3) {
       if (m->nface >= TF_MESH_MAX_TRIANGLES) {
-        return fail(err, errlen, "%s:%ld: more than %d triangles (the limit)", name, line->number,
-                    TF_MESH_MAX_TRIANGLES);
+        return tf_fail(err, errlen, "%s:%ld: more than %d triangles (the limit)", name,
+                       line->number, TF_MESH_MAX_TRIANGLES);
       }
       if (add_face(m, first, prev, v)) {
-        return fail(err, errlen, "%s:%ld: out of memory", name, line->number);
+        return tf_fail(err, errlen, "%s:%ld: out of memory", name, line->number);
       }
     }
     prev = v;
   }
   if (count < 3) {
-    return fail(err, errlen, "%s:%ld: a face needs at least 3 vertices, found %d", name,
-                line->number, count);
+    return tf_fail(err, errlen, "%s:%ld: a face needs at least 3 vertices, found %d", name,
+                   line->number, count);
   }
   return 0;
 }
@@ -342,8 +329,8 @@ int tf_mesh_parse_obj(tf_mesh* out, const char* data, size_t size, const char* n
   memset(out, 0, sizeof(*out));
   if (!name) name = "(memory)";
   if (size > TF_MESH_MAX_FILE_BYTES) {
-    return fail(err, errlen, "%s:1: %zu bytes is over the limit of %zu", name, size,
-                TF_MESH_MAX_FILE_BYTES);
+    return tf_fail(err, errlen, "%s:1: %zu bytes is over the limit of %zu", name, size,
+                   TF_MESH_MAX_FILE_BYTES);
   }
   size_t total = obj_count_vertices(data, size);
   mesh_build m = {0};
@@ -353,8 +340,8 @@ int tf_mesh_parse_obj(tf_mesh* out, const char* data, size_t size, const char* n
   while (next_line(data, size, &pos, &number, &line)) {
     if (line.has_nul) {
       build_free(&m);
-      return fail(err, errlen, "%s:%ld: NUL byte in a text file (is this a binary file?)", name,
-                  line.number);
+      return tf_fail(err, errlen, "%s:%ld: NUL byte in a text file (is this a binary file?)", name,
+                     line.number);
     }
     const char* p = line.s;
     const char* tok;
@@ -373,7 +360,8 @@ int tf_mesh_parse_obj(tf_mesh* out, const char* data, size_t size, const char* n
   }
   if (m.nface == 0) {
     build_free(&m);
-    return fail(err, errlen, "%s:%ld: no faces ('f' lines) in the file", name, number ? number : 1);
+    return tf_fail(err, errlen, "%s:%ld: no faces ('f' lines) in the file", name,
+                   number ? number : 1);
   }
   finish(out, &m);
   return 0;
@@ -397,7 +385,8 @@ static int stl_binary(mesh_build* m, const unsigned char* data, uint32_t n, cons
                       char* err, size_t errlen) {
   m->vert = malloc(sizeof(double) * 9 * (size_t)n);
   m->face = malloc(sizeof(int) * 3 * (size_t)n);
-  if (!m->vert || !m->face) return fail(err, errlen, "%s: out of memory for %u triangles", name, n);
+  if (!m->vert || !m->face)
+    return tf_fail(err, errlen, "%s: out of memory for %u triangles", name, n);
   m->vcap = m->nvert = 3 * (size_t)n;
   m->fcap = m->nface = n;
   for (size_t t = 0; t < n; t++) {
@@ -405,8 +394,9 @@ static int stl_binary(mesh_build* m, const unsigned char* data, uint32_t n, cons
     for (int k = 0; k < 9; k++) {
       float x = le_float(rec + 12 + 4 * k);
       if (!isfinite(x)) {
-        return fail(err, errlen, "%s:byte %zu: triangle %zu, vertex %d: coordinate is not finite",
-                    name, (size_t)(84 + 50 * t + 12 + 4 * k), t, k / 3);
+        return tf_fail(err, errlen,
+                       "%s:byte %zu: triangle %zu, vertex %d: coordinate is not finite", name,
+                       (size_t)(84 + 50 * t + 12 + 4 * k), t, k / 3);
       }
       m->vert[9 * t + k] = x;
     }
@@ -450,13 +440,13 @@ static void lex_skip_line(stl_lexer* lx) {
 // the next token must be the keyword
 static int expect(stl_lexer* lx, const char* word, const char* name, char* err, size_t errlen) {
   if (!lex(lx)) {
-    return fail(err, errlen, "%s:%ld: expected '%s', found the end of the file", name, lx->tok_line,
-                word);
+    return tf_fail(err, errlen, "%s:%ld: expected '%s', found the end of the file", name,
+                   lx->tok_line, word);
   }
   if (!token_is_nocase(lx->tok, lx->len, word)) {
     char q[32];
     quote(q, lx->tok, lx->len);
-    return fail(err, errlen, "%s:%ld: expected '%s', found '%s'", name, lx->tok_line, word, q);
+    return tf_fail(err, errlen, "%s:%ld: expected '%s', found '%s'", name, lx->tok_line, word, q);
   }
   return 0;
 }
@@ -466,17 +456,17 @@ static int expect_numbers(stl_lexer* lx, double v[3], int finite_only, const cha
                           size_t errlen) {
   for (int k = 0; k < 3; k++) {
     if (!lex(lx)) {
-      return fail(err, errlen, "%s:%ld: expected a number, found the end of the file", name,
-                  lx->tok_line);
+      return tf_fail(err, errlen, "%s:%ld: expected a number, found the end of the file", name,
+                     lx->tok_line);
     }
     char q[32];
     quote(q, lx->tok, lx->len);
     if (parse_number(&v[k], lx->tok, lx->len)) {
-      return fail(err, errlen, "%s:%ld: expected a number, found '%s'", name, lx->tok_line, q);
+      return tf_fail(err, errlen, "%s:%ld: expected a number, found '%s'", name, lx->tok_line, q);
     }
     if (finite_only && !isfinite(v[k])) {
-      return fail(err, errlen, "%s:%ld: vertex coordinate '%s' is not finite", name, lx->tok_line,
-                  q);
+      return tf_fail(err, errlen, "%s:%ld: vertex coordinate '%s' is not finite", name,
+                     lx->tok_line, q);
     }
   }
   return 0;
@@ -490,20 +480,20 @@ static int stl_facet(mesh_build* m, stl_lexer* lx, const char* name, char* err, 
   if (expect(lx, "outer", name, err, errlen) || expect(lx, "loop", name, err, errlen)) return -1;
   long line = lx->tok_line;
   if (m->nface >= TF_MESH_MAX_TRIANGLES) {
-    return fail(err, errlen, "%s:%ld: more than %d triangles (the limit)", name, line,
-                TF_MESH_MAX_TRIANGLES);
+    return tf_fail(err, errlen, "%s:%ld: more than %d triangles (the limit)", name, line,
+                   TF_MESH_MAX_TRIANGLES);
   }
   for (int k = 0; k < 3; k++) {
     if (expect(lx, "vertex", name, err, errlen)) return -1;
     if (expect_numbers(lx, v, 1, name, err, errlen)) return -1;
-    if (add_vertex(m, v)) return fail(err, errlen, "%s:%ld: out of memory", name, lx->tok_line);
+    if (add_vertex(m, v)) return tf_fail(err, errlen, "%s:%ld: out of memory", name, lx->tok_line);
   }
   if (expect(lx, "endloop", name, err, errlen) || expect(lx, "endfacet", name, err, errlen)) {
     return -1;
   }
   int base = (int)m->nvert - 3;
   if (add_face(m, base, base + 1, base + 2)) {
-    return fail(err, errlen, "%s:%ld: out of memory", name, line);
+    return tf_fail(err, errlen, "%s:%ld: out of memory", name, line);
   }
   return 0;
 }
@@ -516,22 +506,22 @@ static int stl_ascii(mesh_build* m, const char* data, size_t size, const char* n
   for (;;) {
     if (!lex(&lx)) {
       if (nsolid) break;
-      return fail(err, errlen, "%s:%ld: expected 'solid', found the end of the file", name,
-                  lx.tok_line);
+      return tf_fail(err, errlen, "%s:%ld: expected 'solid', found the end of the file", name,
+                     lx.tok_line);
     }
     if (!token_is_nocase(lx.tok, lx.len, "solid")) {
       char q[32];
       quote(q, lx.tok, lx.len);
-      return fail(err, errlen, "%s:%ld: expected 'solid'%s, found '%s'", name, lx.tok_line,
-                  nsolid ? " or the end of the file" : "", q);
+      return tf_fail(err, errlen, "%s:%ld: expected 'solid'%s, found '%s'", name, lx.tok_line,
+                     nsolid ? " or the end of the file" : "", q);
     }
     lex_skip_line(&lx);
     nsolid++;
     for (;;) {
       if (!lex(&lx)) {
-        return fail(err, errlen,
-                    "%s:%ld: expected 'facet' or 'endsolid', found the end of the file", name,
-                    lx.tok_line);
+        return tf_fail(err, errlen,
+                       "%s:%ld: expected 'facet' or 'endsolid', found the end of the file", name,
+                       lx.tok_line);
       }
       if (token_is_nocase(lx.tok, lx.len, "endsolid")) {
         lex_skip_line(&lx);
@@ -540,13 +530,14 @@ static int stl_ascii(mesh_build* m, const char* data, size_t size, const char* n
       if (!token_is_nocase(lx.tok, lx.len, "facet")) {
         char q[32];
         quote(q, lx.tok, lx.len);
-        return fail(err, errlen, "%s:%ld: expected 'facet' or 'endsolid', found '%s'", name,
-                    lx.tok_line, q);
+        return tf_fail(err, errlen, "%s:%ld: expected 'facet' or 'endsolid', found '%s'", name,
+                       lx.tok_line, q);
       }
       if (stl_facet(m, &lx, name, err, errlen)) return -1;
     }
   }
-  if (m->nface == 0) return fail(err, errlen, "%s:%ld: no facets in the file", name, lx.tok_line);
+  if (m->nface == 0)
+    return tf_fail(err, errlen, "%s:%ld: no facets in the file", name, lx.tok_line);
   return 0;
 }
 
@@ -563,8 +554,8 @@ int tf_mesh_parse_stl(tf_mesh* out, const unsigned char* data, size_t size, cons
   memset(out, 0, sizeof(*out));
   if (!name) name = "(memory)";
   if (size > TF_MESH_MAX_FILE_BYTES) {
-    return fail(err, errlen, "%s:byte 0: %zu bytes is over the limit of %zu", name, size,
-                TF_MESH_MAX_FILE_BYTES);
+    return tf_fail(err, errlen, "%s:byte 0: %zu bytes is over the limit of %zu", name, size,
+                   TF_MESH_MAX_FILE_BYTES);
   }
   mesh_build m = {0};
   int rc;
@@ -572,24 +563,25 @@ int tf_mesh_parse_stl(tf_mesh* out, const unsigned char* data, size_t size, cons
   int binary_size = size >= 84 && (uint64_t)size == 84 + 50 * (uint64_t)n;
   if (binary_size || (size >= 84 && !(starts_with_solid(data, size) && !memchr(data, 0, size)))) {
     if (n > TF_MESH_MAX_TRIANGLES) {
-      return fail(err, errlen, "%s:byte 80: %u triangles is over the limit of %d", name, n,
-                  TF_MESH_MAX_TRIANGLES);
+      return tf_fail(err, errlen, "%s:byte 80: %u triangles is over the limit of %d", name, n,
+                     TF_MESH_MAX_TRIANGLES);
     }
     if (!binary_size) {
-      return fail(err, errlen,
-                  "%s:byte 80: binary STL header promises %u triangles (%llu bytes) but the file "
-                  "has %zu bytes (truncated or not an STL file)",
-                  name, n, (unsigned long long)(84 + 50 * (uint64_t)n), size);
+      return tf_fail(
+          err, errlen,
+          "%s:byte 80: binary STL header promises %u triangles (%llu bytes) but the file "
+          "has %zu bytes (truncated or not an STL file)",
+          name, n, (unsigned long long)(84 + 50 * (uint64_t)n), size);
     }
-    if (n == 0) return fail(err, errlen, "%s:byte 80: binary STL with no triangles", name);
+    if (n == 0) return tf_fail(err, errlen, "%s:byte 80: binary STL with no triangles", name);
     rc = stl_binary(&m, data, n, name, err, errlen);
   } else if (starts_with_solid(data, size) && !memchr(data, 0, size)) {
     rc = stl_ascii(&m, (const char*)data, size, name, err, errlen);
   } else {
-    return fail(err, errlen,
-                "%s:byte 0: %zu bytes is too short for a binary STL (84 bytes at least) and it "
-                "is not ASCII STL (no 'solid' keyword)",
-                name, size);
+    return tf_fail(err, errlen,
+                   "%s:byte 0: %zu bytes is too short for a binary STL (84 bytes at least) and it "
+                   "is not ASCII STL (no 'solid' keyword)",
+                   name, size);
   }
   if (rc) {
     build_free(&m);
@@ -598,7 +590,7 @@ int tf_mesh_parse_stl(tf_mesh* out, const unsigned char* data, size_t size, cons
   finish(out, &m);
   if (tf_mesh_weld(out, err, errlen)) {
     tf_mesh_free(out);
-    return fail(err, errlen, "%s: out of memory welding vertices", name);
+    return tf_fail(err, errlen, "%s: out of memory welding vertices", name);
   }
   return 0;
 }
@@ -660,12 +652,12 @@ int tf_mesh_weld(tf_mesh* mesh, char* err, size_t errlen) {
   int nunique = 0;
   if (!map || tf_vertex_weld_map(map, &nunique, mesh->vert, mesh->nvert)) {
     free(map);
-    return fail(err, errlen, "out of memory welding %d vertices", mesh->nvert);
+    return tf_fail(err, errlen, "out of memory welding %d vertices", mesh->nvert);
   }
   double* vert = malloc(sizeof(double) * 3 * (size_t)(nunique ? nunique : 1));
   if (!vert) {
     free(map);
-    return fail(err, errlen, "out of memory welding %d vertices", mesh->nvert);
+    return tf_fail(err, errlen, "out of memory welding %d vertices", mesh->nvert);
   }
   // ids were handed out in order of first occurrence: id `next` first appears where map == next
   int next = 0;
@@ -722,27 +714,27 @@ int tf_mesh_read(tf_mesh* out, const char* path, char* err, size_t errlen) {
   if (strcmp(ext, "obj") == 0) return tf_mesh_read_obj(out, path, err, errlen);
   if (strcmp(ext, "stl") == 0) return tf_mesh_read_stl(out, path, err, errlen);
   memset(out, 0, sizeof(*out));
-  return fail(err, errlen, "%s: unknown mesh format (use a .obj or .stl file)", path);
+  return tf_fail(err, errlen, "%s: unknown mesh format (use a .obj or .stl file)", path);
 }
 
 int tf_mesh_check(const double* vert, int nvert, const int* face, int nface, const char* name,
                   char* err, size_t errlen) {
   if (nvert <= 0 || nface <= 0 || !vert || !face) {
-    return fail(err, errlen, "%s: empty mesh (%d vertices, %d triangles)", name, nvert, nface);
+    return tf_fail(err, errlen, "%s: empty mesh (%d vertices, %d triangles)", name, nvert, nface);
   }
   if (nvert > TF_MESH_MAX_VERTICES || nface > TF_MESH_MAX_TRIANGLES) {
-    return fail(err, errlen, "%s: %d vertices / %d triangles is over the limit of %d / %d", name,
-                nvert, nface, TF_MESH_MAX_VERTICES, TF_MESH_MAX_TRIANGLES);
+    return tf_fail(err, errlen, "%s: %d vertices / %d triangles is over the limit of %d / %d", name,
+                   nvert, nface, TF_MESH_MAX_VERTICES, TF_MESH_MAX_TRIANGLES);
   }
   for (size_t k = 0; k < 3 * (size_t)nvert; k++) {
     if (!isfinite(vert[k])) {
-      return fail(err, errlen, "%s: vertex %zu is not finite", name, k / 3);
+      return tf_fail(err, errlen, "%s: vertex %zu is not finite", name, k / 3);
     }
   }
   for (size_t k = 0; k < 3 * (size_t)nface; k++) {
     if (face[k] < 0 || face[k] >= nvert) {
-      return fail(err, errlen, "%s: triangle %zu uses vertex %d, out of range (%d vertices)", name,
-                  k / 3, face[k], nvert);
+      return tf_fail(err, errlen, "%s: triangle %zu uses vertex %d, out of range (%d vertices)",
+                     name, k / 3, face[k], nvert);
     }
   }
   return 0;
@@ -779,8 +771,8 @@ int tf_mesh_write_stl(const char* path, const tf_mesh* mesh, char* err, size_t e
   if (tf_mesh_check(mesh->vert, mesh->nvert, mesh->face, mesh->nface, path, err, errlen)) return -1;
   for (size_t k = 0; k < 3 * (size_t)mesh->nvert; k++) {
     if (fabs(mesh->vert[k]) > FLT_MAX) {
-      return fail(err, errlen, "%s: vertex %zu does not fit STL's float32 coordinates", path,
-                  k / 3);
+      return tf_fail(err, errlen, "%s: vertex %zu does not fit STL's float32 coordinates", path,
+                     k / 3);
     }
   }
   tf_atomic_file file;

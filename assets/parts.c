@@ -187,15 +187,19 @@ int tf_part_add_mesh_and_sdf(tf_builder* b, const char* name, const tf_part_geom
   *mesh_id = mesh;
   if (mesh < 0) return -1;
   tf_sdf_def def;
-  memset(&def, 0, sizeof(def));
-  def.name = name;
-  def.fn = g->fn;
-  def.params = g->params;
-  def.params_size = g->params_size;
-  memcpy(def.aabb, g->aabb, sizeof(def.aabb));
-  def.error_bound = g->error_bound;
-  def.feature_size = g->feature_size;
-  def.unit_gradient = g->unit_gradient;
-  def.mesh = mesh;
+  tf_part_sdf_def(&def, name, g, mesh);
   return tf_builder_add_sdf(b, &def);
+}
+
+void tf_part_sdf_def(tf_sdf_def* def, const char* name, const tf_part_geometry* g, int mesh) {
+  memset(def, 0, sizeof(*def));
+  def->name = name;
+  def->fn = g->fn;
+  def->params = g->params;
+  def->params_size = g->params_size;
+  memcpy(def->aabb, g->aabb, sizeof(def->aabb));
+  def->error_bound = g->error_bound;
+  def->feature_size = g->feature_size;
+  def->unit_gradient = g->unit_gradient;
+  def->mesh = mesh;
 }

@@ -81,6 +81,9 @@ int tf_part_add_to_builder(tf_builder* b, const char* name, const tf_part_geomet
 // the same, writing the mesh's id to *mesh as well (a scene whose collider is the mesh)
 int tf_part_add_mesh_and_sdf(tf_builder* b, const char* name, const tf_part_geometry* geometry,
                              int* mesh);
+// the builder's SDF definition of a part's analytic SDF (name kept by pointer; mesh: the id of
+// a surface mesh of the same solid, -1 none), for scenes that add it themselves
+void tf_part_sdf_def(tf_sdf_def* def, const char* name, const tf_part_geometry* geometry, int mesh);
 
 // gears: the centre distance of a pair (m, profile shift 0); the driven gear's angle when the
 // driver (at the origin) is at theta1 and the driven one sits at (+a, 0), backlash split

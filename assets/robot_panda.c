@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_message.h"
+
 #include "robot_panda.h"
 
 #define NAME_LEN 96
@@ -53,16 +55,6 @@ static const link_capsule link_shapes[TF_PANDA_NJOINT + 2][MAX_LINK_CAPSULES] = 
 // that the gap between the pads equals the sum of the two openings
 static const double pad_half[3] = {0.009, 0.005, 0.0175};
 static const double pad_centre_z = 0.040;
-
-static int fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 tf_panda_def tf_panda_def_default(void) {
   const tf_panda_params* p = tf_panda_params_get();
@@ -110,51 +102,51 @@ static void quat_z_to(double q[4], const double u[3]) {
 
 static int valid_def(const tf_panda_def* def, char* err, size_t errlen) {
   const tf_panda_params* p = tf_panda_params_get();
-  if (!def->prefix) return fail(err, errlen, "panda: prefix is NULL (use \"\" for none)");
+  if (!def->prefix) return tf_fail(err, errlen, "panda: prefix is NULL (use \"\" for none)");
   if (strlen(def->prefix) > NAME_LEN - 24) {
-    return fail(err, errlen, "panda: prefix '%s' is too long", def->prefix);
+    return tf_fail(err, errlen, "panda: prefix '%s' is too long", def->prefix);
   }
   double qn = 0;
   for (int k = 0; k < 4; k++) qn += def->base_quat[k] * def->base_quat[k];
-  if (!(qn > 1e-12) || !isfinite(qn)) return fail(err, errlen, "panda: base_quat is zero");
+  if (!(qn > 1e-12) || !isfinite(qn)) return tf_fail(err, errlen, "panda: base_quat is zero");
   for (int k = 0; k < 3; k++) {
-    if (!isfinite(def->base_pos[k])) return fail(err, errlen, "panda: base_pos is not finite");
+    if (!isfinite(def->base_pos[k])) return tf_fail(err, errlen, "panda: base_pos is not finite");
   }
   for (int i = 0; i < TF_PANDA_NJOINT; i++) {
     int limited = !(i == TF_PANDA_NJOINT - 1 && def->continuous_joint7);
     if (!isfinite(def->qpos0[i]) ||
         (limited && (def->qpos0[i] < p->q_min[i] || def->qpos0[i] > p->q_max[i]))) {
-      return fail(err, errlen, "panda: qpos0[%d] = %g rad is outside joint %d's range [%g, %g]", i,
-                  def->qpos0[i], i + 1, p->q_min[i], p->q_max[i]);
+      return tf_fail(err, errlen, "panda: qpos0[%d] = %g rad is outside joint %d's range [%g, %g]",
+                     i, def->qpos0[i], i + 1, p->q_min[i], p->q_max[i]);
     }
     if (!(def->armature[i] >= 0) || !isfinite(def->armature[i])) {
-      return fail(err, errlen, "panda: armature[%d] must be >= 0 kg m^2 (got %g)", i,
-                  def->armature[i]);
+      return tf_fail(err, errlen, "panda: armature[%d] must be >= 0 kg m^2 (got %g)", i,
+                     def->armature[i]);
     }
     if (!(def->damping[i] >= 0) || !isfinite(def->damping[i])) {
-      return fail(err, errlen, "panda: damping[%d] must be >= 0 N m s/rad (got %g)", i,
-                  def->damping[i]);
+      return tf_fail(err, errlen, "panda: damping[%d] must be >= 0 N m s/rad (got %g)", i,
+                     def->damping[i]);
     }
   }
   if (!(def->margin >= 0) || !isfinite(def->margin)) {
-    return fail(err, errlen, "panda: margin must be >= 0 m (got %g)", def->margin);
+    return tf_fail(err, errlen, "panda: margin must be >= 0 m (got %g)", def->margin);
   }
   if (def->gripper) {
     if (!(def->finger_opening >= 0 && def->finger_opening <= p->finger_travel)) {
-      return fail(err, errlen, "panda: finger_opening must be in [0, %g] m (got %g)",
-                  p->finger_travel, def->finger_opening);
+      return tf_fail(err, errlen, "panda: finger_opening must be in [0, %g] m (got %g)",
+                     p->finger_travel, def->finger_opening);
     }
     if (!(def->finger_force > 0) || !isfinite(def->finger_force)) {
-      return fail(err, errlen, "panda: finger_force must be > 0 N (got %g)", def->finger_force);
+      return tf_fail(err, errlen, "panda: finger_force must be > 0 N (got %g)", def->finger_force);
     }
     if (!(def->finger_kp > 0) || !isfinite(def->finger_kp) || !(def->finger_kv >= 0) ||
         !isfinite(def->finger_kv)) {
-      return fail(err, errlen, "panda: finger_kp must be > 0 and finger_kv >= 0 (got %g, %g)",
-                  def->finger_kp, def->finger_kv);
+      return tf_fail(err, errlen, "panda: finger_kp must be > 0 and finger_kv >= 0 (got %g, %g)",
+                     def->finger_kp, def->finger_kv);
     }
     if (!(def->finger_friction >= 0) || !isfinite(def->finger_friction)) {
-      return fail(err, errlen, "panda: finger_friction must be >= 0 (got %g)",
-                  def->finger_friction);
+      return tf_fail(err, errlen, "panda: finger_friction must be >= 0 (got %g)",
+                     def->finger_friction);
     }
   }
   return 0;
@@ -328,7 +320,7 @@ int tf_panda_add(tf_builder* b, const tf_panda_def* def, tf_panda* out, char* er
   memcpy(base.quat, def->base_quat, sizeof(base.quat));
   set_inertial(&base, p->link_mass[0], p->link_com[0], p->link_inertia[0]);
   out->base = tf_builder_add_body(b, &base);
-  if (out->base < 0) return fail(err, errlen, "panda: out of memory");
+  if (out->base < 0) return tf_fail(err, errlen, "panda: out of memory");
 
   int parent = out->base;
   for (int i = 0; i < TF_PANDA_NJOINT && parent >= 0; i++) {
@@ -371,17 +363,19 @@ int tf_panda_add(tf_builder* b, const tf_panda_def* def, tf_panda* out, char* er
     motor.forcerange[0] = -p->tau_max[i];
     motor.forcerange[1] = p->tau_max[i];
     out->actuator[i] = tf_builder_add_actuator(b, &motor);
-    if (out->joint[i] < 0 || out->actuator[i] < 0) return fail(err, errlen, "panda: out of memory");
+    if (out->joint[i] < 0 || out->actuator[i] < 0)
+      return tf_fail(err, errlen, "panda: out of memory");
   }
-  if (parent < 0) return fail(err, errlen, "panda: out of memory");
+  if (parent < 0) return tf_fail(err, errlen, "panda: out of memory");
 
   // the link geoms after the links, then the gripper: the arm's geoms form one id range
   for (int i = 0; i <= TF_PANDA_NJOINT; i++) {
     int body = i == 0 ? out->base : out->link[i - 1];
     make_name(name, def->prefix, "link%d", i);
-    if (add_capsules(b, def, body, i, name, out)) return fail(err, errlen, "panda: out of memory");
+    if (add_capsules(b, def, body, i, name, out))
+      return tf_fail(err, errlen, "panda: out of memory");
   }
-  if (def->gripper && add_gripper(b, def, out)) return fail(err, errlen, "panda: out of memory");
+  if (def->gripper && add_gripper(b, def, out)) return tf_fail(err, errlen, "panda: out of memory");
   if (!def->gripper) {
     out->tcp_body = out->link[TF_PANDA_NJOINT - 1];
     out->tcp_pos[0] = out->tcp_pos[1] = 0;
@@ -390,7 +384,7 @@ int tf_panda_add(tf_builder* b, const tf_panda_def* def, tf_panda* out, char* er
   out->tcp_quat[0] = 1;
   out->tcp_quat[1] = out->tcp_quat[2] = out->tcp_quat[3] = 0;
   if (def->self_collision && exclude_neighbours(b, out)) {
-    return fail(err, errlen, "panda: out of memory");
+    return tf_fail(err, errlen, "panda: out of memory");
   }
   return 0;
 }

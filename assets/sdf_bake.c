@@ -25,37 +25,17 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "error_message.h"
 #include "mesh_bvh.h"
 
 #define MAX_THREADS 64
 #define MAX_NODES_PER_AXIS 4096
-
-// formats a one-line message into err (which may be NULL) and returns -1
-static int fail(char* err, size_t errlen, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(err, errlen, fmt, args);
-    va_end(args);
-  }
-  return -1;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 tf_sdf_bake_options tf_sdf_bake_options_default(void) {
   tf_sdf_bake_options opt;
@@ -137,7 +117,7 @@ static int layout(tf_sdf_grid* g, const double lo[3], const double hi[3],
   double longest = 0;
   for (int a = 0; a < 3; a++) longest = fmax(longest, hi[a] - lo[a]);
   if (!(longest > 0) || !isfinite(longest)) {
-    return fail(err, errlen, "sdf bake: the mesh has no extent (all vertices coincide)");
+    return tf_fail(err, errlen, "sdf bake: the mesh has no extent (all vertices coincide)");
   }
   int inner = opt->nodes - 1 - 2 * opt->padding;
   g->cell = longest / inner;
@@ -152,8 +132,8 @@ static int layout(tf_sdf_grid* g, const double lo[3], const double hi[3],
     g->aabb[3 + a] = hi[a];
   }
   if (total > ((size_t)1 << 31)) {
-    return fail(err, errlen, "sdf bake: %d x %d x %d nodes is too many", g->res[0], g->res[1],
-                g->res[2]);
+    return tf_fail(err, errlen, "sdf bake: %d x %d x %d nodes is too many", g->res[0], g->res[1],
+                   g->res[2]);
   }
   return 0;
 }
@@ -161,34 +141,35 @@ static int layout(tf_sdf_grid* g, const double lo[3], const double hi[3],
 int tf_sdf_bake(tf_sdf_grid* out, tf_sdf_bake_stats* stats, const double* vert, int nvert,
                 const int* face, int nface, const tf_sdf_bake_options* opt, char* err,
                 size_t errlen) {
-  double start = now();
+  double start = tf_clock();
   memset(out, 0, sizeof(*out));
   tf_sdf_bake_stats local;
   if (!stats) stats = &local;
   memset(stats, 0, sizeof(*stats));
   if (opt->padding < 1 || opt->padding > 64) {
-    return fail(err, errlen, "sdf bake: padding must be 1 to 64 cells (got %d)", opt->padding);
+    return tf_fail(err, errlen, "sdf bake: padding must be 1 to 64 cells (got %d)", opt->padding);
   }
   if (opt->nodes < 2 * opt->padding + 2 || opt->nodes > MAX_NODES_PER_AXIS) {
-    return fail(err, errlen, "sdf bake: nodes must be %d to %d with padding %d (got %d)",
-                2 * opt->padding + 2, MAX_NODES_PER_AXIS, opt->padding, opt->nodes);
+    return tf_fail(err, errlen, "sdf bake: nodes must be %d to %d with padding %d (got %d)",
+                   2 * opt->padding + 2, MAX_NODES_PER_AXIS, opt->padding, opt->nodes);
   }
   if (opt->threads < 0) {
-    return fail(err, errlen, "sdf bake: threads must be >= 0 (got %d)", opt->threads);
+    return tf_fail(err, errlen, "sdf bake: threads must be >= 0 (got %d)", opt->threads);
   }
   char why[256];
   tf_mesh_bvh bvh;
   if (tf_mesh_bvh_build(&bvh, vert, nvert, face, nface, why, sizeof(why))) {
-    return fail(err, errlen, "sdf bake: %s", why);
+    return tf_fail(err, errlen, "sdf bake: %s", why);
   }
   stats->open_edges = bvh.open_edges;
   stats->nonmanifold_edges = bvh.nonmanifold_edges;
   if ((bvh.open_edges || bvh.nonmanifold_edges) && !opt->allow_open) {
     tf_mesh_bvh_free(&bvh);
-    return fail(err, errlen,
-                "sdf bake: the mesh is not closed (%d open edges, %d non-manifold edges): repair "
-                "it, or set allow_open to bake anyway (signs near the holes may be wrong)",
-                stats->open_edges, stats->nonmanifold_edges);
+    return tf_fail(
+        err, errlen,
+        "sdf bake: the mesh is not closed (%d open edges, %d non-manifold edges): repair "
+        "it, or set allow_open to bake anyway (signs near the holes may be wrong)",
+        stats->open_edges, stats->nonmanifold_edges);
   }
   if (layout(out, bvh.lo, bvh.hi, opt, err, errlen)) {
     tf_mesh_bvh_free(&bvh);
@@ -201,7 +182,7 @@ int tf_sdf_bake(tf_sdf_grid* out, tf_sdf_bake_stats* stats, const double* vert, 
     tf_mesh_bvh_free(&bvh);
     int r0 = out->res[0], r1 = out->res[1], r2 = out->res[2];
     tf_sdf_grid_free(out);
-    return fail(err, errlen, "sdf bake: out of memory for %d x %d x %d nodes", r0, r1, r2);
+    return tf_fail(err, errlen, "sdf bake: out of memory for %d x %d x %d nodes", r0, r1, r2);
   }
 
   bake_job job;
@@ -237,6 +218,6 @@ int tf_sdf_bake(tf_sdf_grid* out, tf_sdf_bake_stats* stats, const double* vert, 
   out->error_bound = 0.5 * sqrt(3.0) * out->cell + largest * ldexp(1.0, -24);
   stats->threads = started + 1;
   stats->nodes = (long)total;
-  stats->seconds = now() - start;
+  stats->seconds = tf_clock() - start;
   return 0;
 }

@@ -21,35 +21,16 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
+
+#include "error_message.h"
 
 #define HEADER_BYTES 176
 #define BYTE_ORDER_MARK 0x01020304u
 static const char magic[8] = {'T', 'F', 'S', 'D', 'F', 'G', 'R', 'D'};
-
-// formats a one-line message into err (which may be NULL) and returns -1
-static int fail(char* err, size_t errlen, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(err, errlen, fmt, args);
-    va_end(args);
-  }
-  return -1;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 // FNV-1a 64 over n bytes, continuing from h
 static uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
@@ -125,14 +106,14 @@ static int decode_header(entry_header* h, const unsigned char in[HEADER_BYTES], 
   memcpy(&bom, in + 8, 4);
   memcpy(&version, in + 12, 4);
   memcpy(&sum, in + 168, 8);
-  if (memcmp(in, magic, 8) != 0) return fail(note, notelen, "not a tightfit SDF cache file");
+  if (memcmp(in, magic, 8) != 0) return tf_fail(note, notelen, "not a tightfit SDF cache file");
   if (bom != BYTE_ORDER_MARK)
-    return fail(note, notelen, "written on a machine of another byte order");
+    return tf_fail(note, notelen, "written on a machine of another byte order");
   if (version != TF_SDF_CACHE_VERSION) {
-    return fail(note, notelen, "stale: format version %u (this build uses %d)", version,
-                TF_SDF_CACHE_VERSION);
+    return tf_fail(note, notelen, "stale: format version %u (this build uses %d)", version,
+                   TF_SDF_CACHE_VERSION);
   }
-  if (sum != fnv1a(FNV_OFFSET, in, 168)) return fail(note, notelen, "corrupt header (checksum)");
+  if (sum != fnv1a(FNV_OFFSET, in, 168)) return tf_fail(note, notelen, "corrupt header (checksum)");
   memset(h, 0, sizeof(*h));
   memcpy(&h->key, in + 16, 8);
   memcpy(h->counts, in + 24, 40);
@@ -149,7 +130,7 @@ static int read_entry(tf_sdf_grid* out, int* open_edges, const char* path, uint6
   FILE* f = fopen(path, "rb");
   if (!f) {
     if (errno == ENOENT || errno == ENOTDIR) return 1;
-    return fail(note, notelen, "cannot open: %s", strerror(errno));
+    return tf_fail(note, notelen, "cannot open: %s", strerror(errno));
   }
   struct stat st;
   unsigned char bytes[HEADER_BYTES];
@@ -157,12 +138,12 @@ static int read_entry(tf_sdf_grid* out, int* open_edges, const char* path, uint6
   memset(&h, 0, sizeof(h));
   int rc = -1;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fail(note, notelen, "not a regular file");
+    tf_fail(note, notelen, "not a regular file");
   } else if ((unsigned long long)st.st_size < HEADER_BYTES) {
-    fail(note, notelen, "truncated (%lld bytes, the header alone is %d)", (long long)st.st_size,
-         HEADER_BYTES);
+    tf_fail(note, notelen, "truncated (%lld bytes, the header alone is %d)", (long long)st.st_size,
+            HEADER_BYTES);
   } else if (fread(bytes, 1, HEADER_BYTES, f) != HEADER_BYTES) {
-    fail(note, notelen, "read error");
+    tf_fail(note, notelen, "read error");
   } else if (decode_header(&h, bytes, note, notelen) == 0) {
     const int32_t* c = h.counts;
     uint64_t nodes = 1;
@@ -176,21 +157,21 @@ static int read_entry(tf_sdf_grid* out, int* open_edges, const char* path, uint6
     uint64_t want = HEADER_BYTES + h.payload_bytes;
     if (h.key != key || c[0] != nvert || c[1] != nface || c[2] != opt->nodes ||
         c[3] != opt->padding) {
-      fail(note, notelen, "stale: made for another mesh or resolution");
+      tf_fail(note, notelen, "stale: made for another mesh or resolution");
     } else if (!res_ok || !geometry_ok || h.payload_bytes != sizeof(float) * nodes) {
-      fail(note, notelen, "corrupt header (grid size or placement)");
+      tf_fail(note, notelen, "corrupt header (grid size or placement)");
     } else if ((uint64_t)st.st_size < want) {
-      fail(note, notelen, "truncated (%lld of %llu bytes)", (long long)st.st_size,
-           (unsigned long long)want);
+      tf_fail(note, notelen, "truncated (%lld of %llu bytes)", (long long)st.st_size,
+              (unsigned long long)want);
     } else if ((uint64_t)st.st_size > want) {
-      fail(note, notelen, "corrupt (%llu bytes past the payload)",
-           (unsigned long long)((uint64_t)st.st_size - want));
+      tf_fail(note, notelen, "corrupt (%llu bytes past the payload)",
+              (unsigned long long)((uint64_t)st.st_size - want));
     } else if (!(out->value = malloc((size_t)h.payload_bytes))) {
-      fail(note, notelen, "out of memory for %llu bytes", (unsigned long long)h.payload_bytes);
+      tf_fail(note, notelen, "out of memory for %llu bytes", (unsigned long long)h.payload_bytes);
     } else if (fread(out->value, 1, (size_t)h.payload_bytes, f) != (size_t)h.payload_bytes) {
-      fail(note, notelen, "read error in the payload");
+      tf_fail(note, notelen, "read error in the payload");
     } else if (fnv1a(FNV_OFFSET, out->value, (size_t)h.payload_bytes) != h.payload_sum) {
-      fail(note, notelen, "corrupt payload (checksum)");
+      tf_fail(note, notelen, "corrupt payload (checksum)");
     } else {
       for (int a = 0; a < 3; a++) {
         out->res[a] = c[4 + a];
@@ -245,7 +226,7 @@ static int write_entry(const char* dir, const char* path, const tf_sdf_grid* g, 
 int tf_sdf_cache_load(tf_sdf_grid* out, tf_sdf_cache_info* info, const double* vert, int nvert,
                       const int* face, int nface, const tf_sdf_bake_options* opt, char* err,
                       size_t errlen) {
-  double start = now();
+  double start = tf_clock();
   tf_sdf_cache_info local;
   if (!info) info = &local;
   memset(info, 0, sizeof(*info));
@@ -254,7 +235,7 @@ int tf_sdf_cache_load(tf_sdf_grid* out, tf_sdf_cache_info* info, const double* v
   if (!tf_sdf_cache_dir(dir, sizeof(dir))) {
     info->source = TF_SDF_CACHE_OFF;
     int rc = tf_sdf_bake(out, &info->bake, vert, nvert, face, nface, opt, err, errlen);
-    info->seconds = now() - start;
+    info->seconds = tf_clock() - start;
     return rc;
   }
   uint64_t key = tf_sdf_cache_key(vert, nvert, face, nface, opt);
@@ -268,12 +249,12 @@ int tf_sdf_cache_load(tf_sdf_grid* out, tf_sdf_cache_info* info, const double* v
       // the bake refuses this mesh; let it say so in its own words
     } else {
       info->source = TF_SDF_CACHE_HIT;
-      info->seconds = now() - start;
+      info->seconds = tf_clock() - start;
       return 0;
     }
   }
   if (tf_sdf_bake(out, &info->bake, vert, nvert, face, nface, opt, err, errlen)) {
-    info->seconds = now() - start;
+    info->seconds = tf_clock() - start;
     return -1;
   }
   info->source = found == 1 ? TF_SDF_CACHE_MISS : TF_SDF_CACHE_REBUILT;
@@ -287,6 +268,6 @@ int tf_sdf_cache_load(tf_sdf_grid* out, tf_sdf_cache_info* info, const double* v
   } else {
     info->stored = 1;
   }
-  info->seconds = now() - start;
+  info->seconds = tf_clock() - start;
   return 0;
 }

@@ -249,12 +249,6 @@ static int write_machine(const char* dir, int jobs) {
 
 // ---- the pool
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 // a row for a run tf_task_run refused: what was asked, so the row still says which run it is
 static void refused_row(tf_metrics* m, const tf_run_options* o, const tf_task_info* task) {
   tf_metrics_clear(m);
@@ -348,7 +342,7 @@ static void format_eta(double s, char* out, size_t n) {
 static void progress(const sweep_pool* p, double started, int tty, int final) {
   char eta[32];
   int left = p->ntodo - p->finished;
-  double elapsed = now_s() - started;
+  double elapsed = tf_clock() - started;
   format_eta(p->finished > 0 ? elapsed / p->finished * left : NAN, eta, sizeof(eta));
   char diverged[32] = "";
   if (p->diverged) snprintf(diverged, sizeof(diverged), ", %d diverged", p->diverged);
@@ -398,7 +392,7 @@ static int run_pool(sweep_pool* p, int jobs, const char* dir) {
     return -1;
   }
 
-  double t0 = now_s(), last_log = t0;
+  double t0 = tf_clock(), last_log = t0;
   int announced = 0, shown = -1;
   pthread_mutex_lock(&p->lock);
   while (p->running > 0) {
@@ -432,7 +426,7 @@ static int run_pool(sweep_pool* p, int jobs, const char* dir) {
       p->start_err_shown = 1;
       fprintf(stderr, "%stightfit sweep: %s\n", tty ? "\r\033[K" : "", p->start_err);
     }
-    double now = now_s();
+    double now = tf_clock();
     if (tty ? p->finished != shown || now - last_log > 1.0 : now - last_log >= LOG_EVERY_S) {
       progress(p, t0, tty, 0);
       shown = p->finished;

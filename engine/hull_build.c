@@ -16,7 +16,6 @@
 // line or a plane) is rejected before qhull sees it, with a one-line message naming the mesh;
 // qhull's own error text goes to /dev/null, never to the terminal.
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,31 +23,21 @@
 #include <libqhull_r/qhull_ra.h>
 
 #include "engine_math.h"
+#include "error_message.h"
 #include "hull.h"
 
 // relative thickness below which a point set counts as flat (or straight, or a point)
 #define HULL_FLAT_TOL 1e-10
-
-// writes the one-line message (when the caller gave room for it) and returns -1
-static int hull_fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen > 0) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(err, errlen, fmt, args);
-    va_end(args);
-  }
-  return -1;
-}
 
 // rejects input qhull cannot turn into a solid: catching it here gives a message the user
 // can act on instead of qhull's precision report
 static int hull_check_input(const double* points, int n, const char* name_in, char* err,
                             size_t errlen) {
   const char* name = name_in ? name_in : "(unnamed)";
-  if (n < 4) return hull_fail(err, errlen, "hull '%s': needs at least 4 points, got %d", name, n);
+  if (n < 4) return tf_fail(err, errlen, "hull '%s': needs at least 4 points, got %d", name, n);
   for (int i = 0; i < 3 * n; i++) {
     if (!isfinite(points[i])) {
-      return hull_fail(err, errlen, "hull '%s': point %d is not finite (NaN or inf)", name, i / 3);
+      return tf_fail(err, errlen, "hull '%s': point %d is not finite (NaN or inf)", name, i / 3);
     }
   }
   // farthest point from the first, farthest from that line, farthest from that plane
@@ -62,7 +51,7 @@ static int hull_check_input(const double* points, int n, const char* name_in, ch
     if (len > best) best = len, i1 = i;
   }
   extent = best;
-  if (extent <= 0) return hull_fail(err, errlen, "hull '%s': all %d points coincide", name, n);
+  if (extent <= 0) return tf_fail(err, errlen, "hull '%s': all %d points coincide", name, n);
   double tol = HULL_FLAT_TOL * extent;
   double axis[3];
   tf_vec3_sub(axis, points + 3 * i1, p0);
@@ -76,7 +65,7 @@ static int hull_check_input(const double* points, int n, const char* name_in, ch
     double off = tf_vec3_norm(c);
     if (off > best) best = off, i2 = i;
   }
-  if (best <= tol) return hull_fail(err, errlen, "hull '%s': all %d points are collinear", name, n);
+  if (best <= tol) return tf_fail(err, errlen, "hull '%s': all %d points are collinear", name, n);
   double e2[3], normal[3];
   tf_vec3_sub(e2, points + 3 * i2, p0);
   tf_vec3_cross(normal, axis, e2);
@@ -87,7 +76,7 @@ static int hull_check_input(const double* points, int n, const char* name_in, ch
     tf_vec3_sub(d, points + 3 * i, p0);
     best = fmax(best, fabs(tf_vec3_dot(d, normal)));
   }
-  if (best <= tol) return hull_fail(err, errlen, "hull '%s': all %d points are coplanar", name, n);
+  if (best <= tol) return tf_fail(err, errlen, "hull '%s': all %d points are coplanar", name, n);
   return 0;
 }
 
@@ -213,14 +202,14 @@ int tf_hull_build(const double* points, int n, const char* name_in, tf_hull_data
   FILE* sink = fopen("/dev/null", "w");
   if (!sink) sink = tmpfile();
   if (!sink)
-    return hull_fail(err, errlen, "hull '%s': cannot open a sink for qhull's messages", name);
+    return tf_fail(err, errlen, "hull '%s': cannot open a sink for qhull's messages", name);
   qhT* qh = malloc(sizeof(qhT));
   double* coords = malloc(sizeof(double) * 3 * (size_t)n);
   if (!qh || !coords) {
     free(qh);
     free(coords);
     fclose(sink);
-    return hull_fail(err, errlen, "hull '%s': out of memory for %d points", name, n);
+    return tf_fail(err, errlen, "hull '%s': out of memory for %d points", name, n);
   }
   memcpy(coords, points, sizeof(double) * 3 * (size_t)n);
 
@@ -230,11 +219,11 @@ int tf_hull_build(const double* points, int n, const char* name_in, tf_hull_data
   int code = qh_new_qhull(qh, 3, n, coords, False, options, NULL, sink);
   int status = 0;
   if (code != 0) {
-    status = hull_fail(err, errlen, "hull '%s': qhull failed with code %d (nearly flat points?)",
-                       name, code);
+    status = tf_fail(err, errlen, "hull '%s': qhull failed with code %d (nearly flat points?)",
+                     name, code);
   } else if (hull_copy_facets(qh, points, n, out) != 0) {
     tf_hull_free(out);
-    status = hull_fail(err, errlen, "hull '%s': out of memory copying %d points", name, n);
+    status = tf_fail(err, errlen, "hull '%s': out of memory copying %d points", name, n);
   }
   int curlong, totlong;
   qh_freeqhull(qh, !qh_ALL);

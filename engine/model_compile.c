@@ -3,25 +3,15 @@
 // single allocation, diagonalises body inertias and checks that M is positive definite.
 #include <lapacke.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builder_internal.h"
+#include "error_message.h"
 #include "engine_math.h"
 #include "hull.h"
 #include "model_internal.h"
-
-static int fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 static int all_finite(const double* x, int n) {
   for (int i = 0; i < n; i++) {
@@ -48,11 +38,11 @@ static int check_names(const char* kind, const char* const* names, int n, int fi
                        size_t errlen) {
   for (int i = 0; i < n; i++) {
     if (!names[i] || !names[i][0]) {
-      return fail(err, errlen, "%s %d: name is missing or empty", kind, first_id + i);
+      return tf_fail(err, errlen, "%s %d: name is missing or empty", kind, first_id + i);
     }
     for (int j = 0; j < i; j++) {
       if (strcmp(names[i], names[j]) == 0) {
-        return fail(err, errlen, "%s '%s': name used twice", kind, names[i]);
+        return tf_fail(err, errlen, "%s '%s': name used twice", kind, names[i]);
       }
     }
   }
@@ -64,7 +54,7 @@ static int check_inertia(const tf_body_def* def, double moments[3], double iquat
                          size_t errlen) {
   const double* in = def->inertia;
   const char* name = safe_name(def->name);
-  if (!all_finite(in, 6)) return fail(err, errlen, "body '%s': inertia is not finite", name);
+  if (!all_finite(in, 6)) return tf_fail(err, errlen, "body '%s': inertia is not finite", name);
   int zero = 1;
   for (int i = 0; i < 6; i++) zero &= in[i] == 0;
   if (zero) {
@@ -76,20 +66,20 @@ static int check_inertia(const tf_body_def* def, double moments[3], double iquat
   double a[9] = {in[0], in[3], in[4], in[3], in[1], in[5], in[4], in[5], in[2]};
   double w[3];
   if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', 3, a, 3, w) != 0) {
-    return fail(err, errlen, "body '%s': inertia could not be diagonalised", name);
+    return tf_fail(err, errlen, "body '%s': inertia could not be diagonalised", name);
   }
   double scale = fmax(fabs(w[0]), fmax(fabs(w[1]), fabs(w[2])));
   if (w[0] <= 1e-12 * scale) {
-    return fail(err, errlen,
-                "body '%s': inertia is not positive definite (smallest principal moment %g)", name,
-                w[0]);
+    return tf_fail(err, errlen,
+                   "body '%s': inertia is not positive definite (smallest principal moment %g)",
+                   name, w[0]);
   }
   for (int i = 0; i < 3; i++) {
     double others = w[(i + 1) % 3] + w[(i + 2) % 3];
     if (w[i] > others * (1 + 1e-9)) {
-      return fail(err, errlen,
-                  "body '%s': principal moments %g %g %g violate the triangle inequality", name,
-                  w[0], w[1], w[2]);
+      return tf_fail(err, errlen,
+                     "body '%s': principal moments %g %g %g violate the triangle inequality", name,
+                     w[0], w[1], w[2]);
     }
   }
   // eigenvectors are the columns of a; make them a right-handed frame
@@ -105,31 +95,31 @@ static int check_inertia(const tf_body_def* def, double moments[3], double iquat
 
 static int check_option(const tf_option* opt, char* err, size_t errlen) {
   if (!(isfinite(opt->timestep) && opt->timestep > 0)) {
-    return fail(err, errlen, "option: timestep must be > 0 (got %g)", opt->timestep);
+    return tf_fail(err, errlen, "option: timestep must be > 0 (got %g)", opt->timestep);
   }
-  if (!all_finite(opt->gravity, 3)) return fail(err, errlen, "option: gravity is not finite");
+  if (!all_finite(opt->gravity, 3)) return tf_fail(err, errlen, "option: gravity is not finite");
   if ((int)opt->integrator < 0 || opt->integrator >= TF_INTEGRATOR_N) {
-    return fail(err, errlen, "option: unknown integrator %d", (int)opt->integrator);
+    return tf_fail(err, errlen, "option: unknown integrator %d", (int)opt->integrator);
   }
   if ((int)opt->solver < 0 || opt->solver >= TF_SOLVER_N) {
-    return fail(err, errlen, "option: unknown solver %d", (int)opt->solver);
+    return tf_fail(err, errlen, "option: unknown solver %d", (int)opt->solver);
   }
   const tf_solver_settings* so = &opt->solver_opt;
   if (so->iterations < 1 || so->inner_iterations < 1 || so->substeps < 1) {
-    return fail(err, errlen, "option: solver iterations and substeps must be >= 1");
+    return tf_fail(err, errlen, "option: solver iterations and substeps must be >= 1");
   }
   if (!isfinite(so->tolerance) || so->tolerance < 0 || !isfinite(so->penalty) || so->penalty < 0) {
-    return fail(err, errlen, "option: solver tolerance and penalty must be finite and >= 0");
+    return tf_fail(err, errlen, "option: solver tolerance and penalty must be finite and >= 0");
   }
   if (!isfinite(opt->min_margin) || opt->min_margin < 0) {
-    return fail(err, errlen, "option: min_margin must be >= 0 (got %g)", opt->min_margin);
+    return tf_fail(err, errlen, "option: min_margin must be >= 0 (got %g)", opt->min_margin);
   }
   if (opt->max_pair_contacts < 1 || opt->max_pair_contacts > 128) {
-    return fail(err, errlen, "option: max_pair_contacts must be in [1, 128] (got %d)",
-                opt->max_pair_contacts);
+    return tf_fail(err, errlen, "option: max_pair_contacts must be in [1, 128] (got %d)",
+                   opt->max_pair_contacts);
   }
   if (opt->nconmax < 1 || opt->nconmax > 1000000) {
-    return fail(err, errlen, "option: nconmax must be in [1, 1e6] (got %d)", opt->nconmax);
+    return tf_fail(err, errlen, "option: nconmax must be in [1, 1e6] (got %d)", opt->nconmax);
   }
   return 0;
 }
@@ -139,16 +129,16 @@ static int check_body(const tf_builder* b, int i, char* err, size_t errlen) {
   const char* name = safe_name(def->name);
   int id = i + 1;
   if (def->parent < 0 || def->parent >= id) {
-    return fail(err, errlen, "body '%s': parent %d must be an earlier body or 0 (world)", name,
-                def->parent);
+    return tf_fail(err, errlen, "body '%s': parent %d must be an earlier body or 0 (world)", name,
+                   def->parent);
   }
   if (!all_finite(def->pos, 3) || !all_finite(def->quat, 4) || !all_finite(def->com, 3)) {
-    return fail(err, errlen, "body '%s': position, orientation or com is not finite", name);
+    return tf_fail(err, errlen, "body '%s': position, orientation or com is not finite", name);
   }
   double qn = sqrt(tf_vec3_dot(def->quat + 1, def->quat + 1) + def->quat[0] * def->quat[0]);
-  if (qn < 1e-10) return fail(err, errlen, "body '%s': orientation quaternion is zero", name);
+  if (qn < 1e-10) return tf_fail(err, errlen, "body '%s': orientation quaternion is zero", name);
   if (!isfinite(def->mass) || def->mass <= 0) {
-    return fail(err, errlen, "body '%s': mass must be > 0 (got %g)", name, def->mass);
+    return tf_fail(err, errlen, "body '%s': mass must be > 0 (got %g)", name, def->mass);
   }
   return 0;
 }
@@ -157,56 +147,57 @@ static int check_joint(const tf_builder* b, int i, char* err, size_t errlen) {
   const tf_joint_def* def = &b->joints[i];
   const char* name = safe_name(def->name);
   if (def->body < 1 || def->body > b->nbody) {
-    return fail(err, errlen, "joint '%s': body %d does not exist", name, def->body);
+    return tf_fail(err, errlen, "joint '%s': body %d does not exist", name, def->body);
   }
   if (i > 0 && def->body < b->joints[i - 1].body) {
-    return fail(err, errlen, "joint '%s': joints must be added in body order", name);
+    return tf_fail(err, errlen, "joint '%s': joints must be added in body order", name);
   }
   if ((int)def->type < 0 || def->type >= TF_JOINT_NTYPE) {
-    return fail(err, errlen, "joint '%s': unknown type %d", name, (int)def->type);
+    return tf_fail(err, errlen, "joint '%s': unknown type %d", name, (int)def->type);
   }
   if (!all_finite(def->pos, 3) || !all_finite(def->axis, 3) || !all_finite(def->qpos0, 7)) {
-    return fail(err, errlen, "joint '%s': position, axis or qpos0 is not finite", name);
+    return tf_fail(err, errlen, "joint '%s': position, axis or qpos0 is not finite", name);
   }
   double props[4] = {def->armature, def->damping, def->stiffness, def->springref};
   if (!all_finite(props, 4)) {
-    return fail(err, errlen, "joint '%s': armature, damping or stiffness is not finite", name);
+    return tf_fail(err, errlen, "joint '%s': armature, damping or stiffness is not finite", name);
   }
   const char* prop_names[3] = {"armature", "damping", "stiffness"};
   for (int k = 0; k < 3; k++) {
     if (props[k] < 0)
-      return fail(err, errlen, "joint '%s': %s must be >= 0 (got %g)", name, prop_names[k],
-                  props[k]);
+      return tf_fail(err, errlen, "joint '%s': %s must be >= 0 (got %g)", name, prop_names[k],
+                     props[k]);
   }
   if ((def->type == TF_JOINT_HINGE || def->type == TF_JOINT_SLIDE) &&
       tf_vec3_norm(def->axis) < 1e-10) {
-    return fail(err, errlen, "joint '%s': axis is zero", name);
+    return tf_fail(err, errlen, "joint '%s': axis is zero", name);
   }
   if (!isfinite(def->frictionloss) || def->frictionloss < 0) {
-    return fail(err, errlen, "joint '%s': frictionloss must be >= 0 (got %g)", name,
-                def->frictionloss);
+    return tf_fail(err, errlen, "joint '%s': frictionloss must be >= 0 (got %g)", name,
+                   def->frictionloss);
   }
   if (def->limited) {
     if (def->type != TF_JOINT_HINGE && def->type != TF_JOINT_SLIDE) {
-      return fail(err, errlen, "joint '%s': only hinge and slide joints can be limited", name);
+      return tf_fail(err, errlen, "joint '%s': only hinge and slide joints can be limited", name);
     }
     if (!all_finite(def->range, 2) || !(def->range[0] < def->range[1])) {
-      return fail(err, errlen, "joint '%s': range must be finite with range[0] < range[1]", name);
+      return tf_fail(err, errlen, "joint '%s': range must be finite with range[0] < range[1]",
+                     name);
     }
   }
   if (def->type == TF_JOINT_FREE) {
     const tf_body_def* body = &b->bodies[def->body - 1];
     if (body->parent != 0) {
-      return fail(err, errlen, "joint '%s': a free joint needs a body whose parent is the world",
-                  name);
+      return tf_fail(err, errlen, "joint '%s': a free joint needs a body whose parent is the world",
+                     name);
     }
     int count = 0;
     for (int j = 0; j < b->njnt; j++) count += b->joints[j].body == def->body;
     if (count != 1) {
-      return fail(err, errlen, "joint '%s': a free joint must be its body's only joint", name);
+      return tf_fail(err, errlen, "joint '%s': a free joint must be its body's only joint", name);
     }
     if (def->stiffness != 0) {
-      return fail(err, errlen, "joint '%s': a free joint cannot have stiffness", name);
+      return tf_fail(err, errlen, "joint '%s': a free joint cannot have stiffness", name);
     }
   }
   return 0;
@@ -216,23 +207,24 @@ static int check_actuator(const tf_builder* b, int i, char* err, size_t errlen) 
   const tf_actuator_def* def = &b->actuators[i];
   const char* name = safe_name(def->name);
   if ((int)def->type < 0 || def->type >= TF_ACT_NTYPE) {
-    return fail(err, errlen, "actuator '%s': unknown type %d", name, (int)def->type);
+    return tf_fail(err, errlen, "actuator '%s': unknown type %d", name, (int)def->type);
   }
   if (def->joint < 0 || def->joint >= b->njnt) {
-    return fail(err, errlen, "actuator '%s': joint %d does not exist", name, def->joint);
+    return tf_fail(err, errlen, "actuator '%s': joint %d does not exist", name, def->joint);
   }
   int jtype = b->joints[def->joint].type;
   if (jtype != TF_JOINT_HINGE && jtype != TF_JOINT_SLIDE) {
-    return fail(err, errlen, "actuator '%s': joint '%s' must be a hinge or a slide", name,
-                safe_name(b->joints[def->joint].name));
+    return tf_fail(err, errlen, "actuator '%s': joint '%s' must be a hinge or a slide", name,
+                   safe_name(b->joints[def->joint].name));
   }
   double props[5] = {def->gear, def->kp, def->kv, def->forcerange[0], def->forcerange[1]};
-  if (!all_finite(props, 5)) return fail(err, errlen, "actuator '%s': a gain is not finite", name);
-  if (def->gear == 0) return fail(err, errlen, "actuator '%s': gear is zero", name);
+  if (!all_finite(props, 5))
+    return tf_fail(err, errlen, "actuator '%s': a gain is not finite", name);
+  if (def->gear == 0) return tf_fail(err, errlen, "actuator '%s': gear is zero", name);
   if (def->kp < 0 || def->kv < 0)
-    return fail(err, errlen, "actuator '%s': gains must be >= 0", name);
+    return tf_fail(err, errlen, "actuator '%s': gains must be >= 0", name);
   if (def->forcerange[0] > def->forcerange[1]) {
-    return fail(err, errlen, "actuator '%s': forcerange is reversed", name);
+    return tf_fail(err, errlen, "actuator '%s': forcerange is reversed", name);
   }
   return 0;
 }
@@ -241,62 +233,63 @@ static int check_geom(const tf_builder* b, int i, char* err, size_t errlen) {
   const tf_geom_def* def = &b->geoms[i];
   const char* name = safe_name(def->name);
   if (def->body < 0 || def->body > b->nbody) {
-    return fail(err, errlen, "geom '%s': body %d does not exist", name, def->body);
+    return tf_fail(err, errlen, "geom '%s': body %d does not exist", name, def->body);
   }
   if ((int)def->type < 0 || def->type >= TF_GEOM_NTYPE) {
-    return fail(err, errlen, "geom '%s': unknown type %d", name, (int)def->type);
+    return tf_fail(err, errlen, "geom '%s': unknown type %d", name, (int)def->type);
   }
   if (!all_finite(def->size, 3) || !all_finite(def->pos, 3) || !all_finite(def->quat, 4)) {
-    return fail(err, errlen, "geom '%s': size, position or orientation is not finite", name);
+    return tf_fail(err, errlen, "geom '%s': size, position or orientation is not finite", name);
   }
   if (tf_vec3_norm(def->quat + 1) + fabs(def->quat[0]) < 1e-10) {
-    return fail(err, errlen, "geom '%s': orientation quaternion is zero", name);
+    return tf_fail(err, errlen, "geom '%s': orientation quaternion is zero", name);
   }
   // how many leading size entries must be positive, per type
   static const int nsize[TF_GEOM_NTYPE] = {0, 1, 2, 3, 2, 0, 0, 0};
   for (int k = 0; k < nsize[def->type]; k++) {
     if (def->size[k] <= 0) {
-      return fail(err, errlen, "geom '%s': size[%d] of a %s must be > 0 (got %g)", name, k,
-                  tf_geom_type_name(def->type), def->size[k]);
+      return tf_fail(err, errlen, "geom '%s': size[%d] of a %s must be > 0 (got %g)", name, k,
+                     tf_geom_type_name(def->type), def->size[k]);
     }
   }
   if (def->type == TF_GEOM_PLANE && def->body != 0) {
-    return fail(err, errlen, "geom '%s': a plane must belong to the world (body 0)", name);
+    return tf_fail(err, errlen, "geom '%s': a plane must belong to the world (body 0)", name);
   }
   if (def->type == TF_GEOM_HULL && (def->hull < 0 || def->hull >= b->nhull)) {
-    return fail(err, errlen, "geom '%s': hull %d does not exist", name, def->hull);
+    return tf_fail(err, errlen, "geom '%s': hull %d does not exist", name, def->hull);
   }
   if (def->type == TF_GEOM_MESH && (def->mesh < 0 || def->mesh >= b->nmesh)) {
-    return fail(err, errlen, "geom '%s': mesh %d does not exist", name, def->mesh);
+    return tf_fail(err, errlen, "geom '%s': mesh %d does not exist", name, def->mesh);
   }
   if (def->type == TF_GEOM_SDF && (def->sdf < 0 || def->sdf >= b->nsdf)) {
-    return fail(err, errlen, "geom '%s': sdf %d does not exist", name, def->sdf);
+    return tf_fail(err, errlen, "geom '%s': sdf %d does not exist", name, def->sdf);
   }
   if (def->mesh < -1 || def->mesh >= b->nmesh || def->sdf < -1 || def->sdf >= b->nsdf) {
-    return fail(err, errlen, "geom '%s': mesh %d or sdf %d does not exist", name, def->mesh,
-                def->sdf);
+    return tf_fail(err, errlen, "geom '%s': mesh %d or sdf %d does not exist", name, def->mesh,
+                   def->sdf);
   }
   if (!all_finite(def->friction, 2) || def->friction[0] < 0 || def->friction[1] < 0) {
-    return fail(err, errlen, "geom '%s': friction must be finite and >= 0", name);
+    return tf_fail(err, errlen, "geom '%s': friction must be finite and >= 0", name);
   }
   if (def->condim != 1 && def->condim != 3 && def->condim != 4) {
-    return fail(err, errlen, "geom '%s': condim must be 1, 3 or 4 (got %d)", name, def->condim);
+    return tf_fail(err, errlen, "geom '%s': condim must be 1, 3 or 4 (got %d)", name, def->condim);
   }
   if (!isfinite(def->margin) || def->margin < 0) {
-    return fail(err, errlen, "geom '%s': margin must be >= 0 (got %g)", name, def->margin);
+    return tf_fail(err, errlen, "geom '%s': margin must be >= 0 (got %g)", name, def->margin);
   }
   if (!all_finite(def->solref, 2) || def->solref[0] <= 0 || def->solref[1] <= 0) {
-    return fail(err, errlen, "geom '%s': solref needs a time constant and damping ratio > 0", name);
+    return tf_fail(err, errlen, "geom '%s': solref needs a time constant and damping ratio > 0",
+                   name);
   }
   if (!all_finite(def->solimp, 3) || def->solimp[0] <= 0 || def->solimp[0] >= 1 ||
       def->solimp[1] <= 0 || def->solimp[1] >= 1 || def->solimp[2] <= 0) {
-    return fail(err, errlen, "geom '%s': solimp needs 0 < d0, dwidth < 1 and width > 0", name);
+    return tf_fail(err, errlen, "geom '%s': solimp needs 0 < d0, dwidth < 1 and width > 0", name);
   }
   for (int k = 0; k < 4; k++) {
     // written as a negated range test so that NaN fails it too
     if (!(def->rgba[k] >= 0 && def->rgba[k] <= 1)) {
-      return fail(err, errlen, "geom '%s': rgba[%d] must be in [0, 1] (got %g)", name, k,
-                  (double)def->rgba[k]);
+      return tf_fail(err, errlen, "geom '%s': rgba[%d] must be in [0, 1] (got %g)", name, k,
+                     (double)def->rgba[k]);
     }
   }
   return 0;
@@ -306,33 +299,33 @@ static int check_equality(const tf_builder* b, int i, char* err, size_t errlen) 
   const tf_equality_def* def = &b->equalities[i];
   const char* name = safe_name(def->name);
   if ((int)def->type < 0 || def->type >= TF_EQ_NTYPE) {
-    return fail(err, errlen, "equality '%s': unknown type %d", name, (int)def->type);
+    return tf_fail(err, errlen, "equality '%s': unknown type %d", name, (int)def->type);
   }
   if (def->body1 < 1 || def->body1 > b->nbody || def->body2 < 0 || def->body2 > b->nbody) {
-    return fail(err, errlen, "equality '%s': bodies %d and %d must exist (body1 not the world)",
-                name, def->body1, def->body2);
+    return tf_fail(err, errlen, "equality '%s': bodies %d and %d must exist (body1 not the world)",
+                   name, def->body1, def->body2);
   }
   if (def->body1 == def->body2) {
-    return fail(err, errlen, "equality '%s': body1 and body2 are the same body", name);
+    return tf_fail(err, errlen, "equality '%s': body1 and body2 are the same body", name);
   }
   if (!all_finite(def->anchor, 3))
-    return fail(err, errlen, "equality '%s': anchor is not finite", name);
+    return tf_fail(err, errlen, "equality '%s': anchor is not finite", name);
   return 0;
 }
 
 static int check_mesh(const tf_builder* b, int i, char* err, size_t errlen) {
   const tf_builder_mesh* mesh = &b->meshes[i];
   if (mesh->nvert < 3 || mesh->nface < 1) {
-    return fail(err, errlen, "mesh '%s': needs at least 3 vertices and 1 face (got %d, %d)",
-                mesh->name, mesh->nvert, mesh->nface);
+    return tf_fail(err, errlen, "mesh '%s': needs at least 3 vertices and 1 face (got %d, %d)",
+                   mesh->name, mesh->nvert, mesh->nface);
   }
   if (!all_finite(mesh->vert, 3 * mesh->nvert)) {
-    return fail(err, errlen, "mesh '%s': a vertex is not finite", mesh->name);
+    return tf_fail(err, errlen, "mesh '%s': a vertex is not finite", mesh->name);
   }
   for (int f = 0; f < 3 * mesh->nface; f++) {
     if (mesh->face[f] < 0 || mesh->face[f] >= mesh->nvert) {
-      return fail(err, errlen, "mesh '%s': face %d uses vertex %d of %d", mesh->name, f / 3,
-                  mesh->face[f], mesh->nvert);
+      return tf_fail(err, errlen, "mesh '%s': face %d uses vertex %d of %d", mesh->name, f / 3,
+                     mesh->face[f], mesh->nvert);
     }
   }
   return 0;
@@ -343,32 +336,32 @@ static int check_sdf(const tf_builder* b, int i, char* err, size_t errlen) {
   const char* name = safe_name(def->name);
   int grid = def->grid != NULL;
   if (!def->fn == !grid) {
-    return fail(err, errlen, "sdf '%s': give either an analytic function or a grid", name);
+    return tf_fail(err, errlen, "sdf '%s': give either an analytic function or a grid", name);
   }
   if (!all_finite(def->aabb, 6) || !(def->aabb[0] < def->aabb[3] && def->aabb[1] < def->aabb[4] &&
                                      def->aabb[2] < def->aabb[5])) {
-    return fail(err, errlen, "sdf '%s': aabb must be finite with lo < hi", name);
+    return tf_fail(err, errlen, "sdf '%s': aabb must be finite with lo < hi", name);
   }
   if (!isfinite(def->error_bound) || def->error_bound < 0) {
-    return fail(err, errlen, "sdf '%s': error_bound must be >= 0", name);
+    return tf_fail(err, errlen, "sdf '%s': error_bound must be >= 0", name);
   }
   if (!isfinite(def->feature_size) || def->feature_size < 0) {
-    return fail(err, errlen, "sdf '%s': feature_size must be finite and >= 0", name);
+    return tf_fail(err, errlen, "sdf '%s': feature_size must be finite and >= 0", name);
   }
   if (def->mesh < -1 || def->mesh >= b->nmesh) {
-    return fail(err, errlen, "sdf '%s': mesh %d does not exist", name, def->mesh);
+    return tf_fail(err, errlen, "sdf '%s': mesh %d does not exist", name, def->mesh);
   }
   if (grid) {
     if (def->res[0] < 2 || def->res[1] < 2 || def->res[2] < 2) {
-      return fail(err, errlen, "sdf '%s': a grid needs at least 2 nodes per axis", name);
+      return tf_fail(err, errlen, "sdf '%s': a grid needs at least 2 nodes per axis", name);
     }
     if (!all_finite(def->grid_origin, 3) || !(isfinite(def->grid_cell) && def->grid_cell > 0)) {
-      return fail(err, errlen, "sdf '%s': grid origin and cell must be finite, cell > 0", name);
+      return tf_fail(err, errlen, "sdf '%s': grid origin and cell must be finite, cell > 0", name);
     }
     size_t n = (size_t)def->res[0] * (size_t)def->res[1] * (size_t)def->res[2];
     for (size_t k = 0; k < n; k++) {
       if (!isfinite(def->grid[k])) {
-        return fail(err, errlen, "sdf '%s': grid value %zu is not finite", name, k);
+        return tf_fail(err, errlen, "sdf '%s': grid value %zu is not finite", name, k);
       }
     }
   }
@@ -379,14 +372,14 @@ static int check_pairs(const tf_builder* b, char* err, size_t errlen) {
   for (int i = 0; i < b->nexclude; i++) {
     int b1 = b->exclude[2 * i], b2 = b->exclude[2 * i + 1];
     if (b1 < 0 || b1 > b->nbody || b2 < 0 || b2 > b->nbody) {
-      return fail(err, errlen, "exclude pair %d: bodies %d and %d must exist", i, b1, b2);
+      return tf_fail(err, errlen, "exclude pair %d: bodies %d and %d must exist", i, b1, b2);
     }
   }
   for (int i = 0; i < b->ninclude; i++) {
     int g1 = b->include[2 * i], g2 = b->include[2 * i + 1];
     if (g1 < 0 || g1 >= b->ngeom || g2 < 0 || g2 >= b->ngeom || g1 == g2) {
-      return fail(err, errlen, "include pair %d: geoms %d and %d must be two existing geoms", i, g1,
-                  g2);
+      return tf_fail(err, errlen, "include pair %d: geoms %d and %d must be two existing geoms", i,
+                     g1, g2);
     }
   }
   return 0;
@@ -746,7 +739,7 @@ static void fill_model(const tf_builder* b, tf_model* m, const double (*moments)
 static int set_equality_references(tf_model* m, char* err, size_t errlen) {
   if (m->neq == 0) return 0;
   tf_data* d = tf_data_create(m);
-  if (!d) return fail(err, errlen, "out of memory");
+  if (!d) return tf_fail(err, errlen, "out of memory");
   for (int e = 0; e < m->neq; e++) {
     int b1 = m->eq_body1[e], b2 = m->eq_body2[e];
     double world[3], rel[3], q1inv[4];
@@ -767,7 +760,7 @@ static int set_equality_references(tf_model* m, char* err, size_t errlen) {
 static int check_mass_matrix(tf_model* m, char* err, size_t errlen) {
   if (m->nv == 0) return 0;
   tf_data* d = tf_data_create(m);
-  if (!d) return fail(err, errlen, "out of memory");
+  if (!d) return tf_fail(err, errlen, "out of memory");
   tf_kinematics(m, d);
   tf_crba(m, d);
   int nv = m->nv, status = 0;
@@ -785,10 +778,11 @@ static int check_mass_matrix(tf_model* m, char* err, size_t errlen) {
   }
   if (bad >= 0) {
     int j = m->dof_jntid[bad];
-    status = fail(err, errlen,
-                  "joint '%s': the mass matrix is singular at its dof %d (does body '%s' need "
-                  "mass or rotational inertia?)",
-                  tf_joint_name(m, j), bad - m->jnt_dofadr[j], tf_body_name(m, m->jnt_bodyid[j]));
+    status =
+        tf_fail(err, errlen,
+                "joint '%s': the mass matrix is singular at its dof %d (does body '%s' need "
+                "mass or rotational inertia?)",
+                tf_joint_name(m, j), bad - m->jnt_dofadr[j], tf_body_name(m, m->jnt_bodyid[j]));
   }
   tf_data_destroy(d);
   return status;
@@ -808,14 +802,14 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
   double(*iquats)[4] = malloc(sizeof(double[4]) * (size_t)(b->nbody + 1));
   tf_model* m = NULL;
   if (!names || !moments || !iquats) {
-    fail(err, errlen, "out of memory");
+    tf_fail(err, errlen, "out of memory");
     goto done;
   }
   for (int i = 0; i < b->nbody; i++) names[i] = b->bodies[i].name;
   if (check_names("body", names, b->nbody, 1, err, errlen)) goto done;
   for (int i = 0; i < b->nbody; i++) {
     if (strcmp(b->bodies[i].name, "world") == 0) {
-      fail(err, errlen, "body 'world': the name is reserved for body 0");
+      tf_fail(err, errlen, "body 'world': the name is reserved for body 0");
       goto done;
     }
   }
@@ -875,15 +869,15 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
       collidable += (b->geoms[g].contype | b->geoms[g].conaffinity) != 0;
     }
     if (constrained || collidable > 1) {
-      fail(err, errlen,
-           "option: rk4 is for contact-free models (no collidable geoms, limits, joint "
-           "friction or equalities); use euler");
+      tf_fail(err, errlen,
+              "option: rk4 is for contact-free models (no collidable geoms, limits, joint "
+              "friction or equalities); use euler");
       goto done;
     }
   }
   hulls = calloc((size_t)(b->nhull + 1), sizeof(tf_hull_data));
   if (!hulls) {
-    fail(err, errlen, "out of memory");
+    tf_fail(err, errlen, "out of memory");
     goto done;
   }
   int nhullvert = 0, nhullface = 0, nhullfacevert = 0;
@@ -898,7 +892,7 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
 
   m = calloc(1, sizeof(tf_model));
   if (!m) {
-    fail(err, errlen, "out of memory");
+    tf_fail(err, errlen, "out of memory");
     goto done;
   }
   m->nq = nq;
@@ -932,7 +926,7 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
   if (!l.base) {
     free(m);
     m = NULL;
-    fail(err, errlen, "out of memory");
+    tf_fail(err, errlen, "out of memory");
     goto done;
   }
   lay_out_model(m, &l, names_size);

@@ -18,9 +18,6 @@ void tf_arena_release(tf_data* d, size_t mark);
 // never fails for sizes accounted for in tf_arena_size (it aborts on a programmer error)
 double* tf_arena_doubles(tf_data* d, size_t n);
 
-// seconds on a monotonic clock, for the per-stage timers
-double tf_clock(void);
-
 // counts a warning in d, remembering the step it first happened at
 void tf_warn(tf_data* d, tf_warning w);
 

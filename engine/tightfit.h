@@ -93,6 +93,9 @@ typedef enum tf_warning {
 // run side by side instead)
 void tf_engine_init(void);
 
+// seconds on a monotonic clock (the per-stage timers, bake and run wall times)
+double tf_clock(void);
+
 // ---------------------------------------------------------------- builder
 
 // Definitions passed to the builder. Start from tf_*_def_default(): zero is a real value

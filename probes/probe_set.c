@@ -16,10 +16,11 @@
 // running sums of those increments, so whole turns are counted without a branch cut. A gear
 // may turn less than half a turn per control step (else it aliases, as any sampled angle).
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "error_message.h"
 
 #include "probes.h"
 
@@ -47,17 +48,6 @@ void tf_probe_spec_default(tf_probe_spec* spec) {
   spec->runaway_speed = 1e3;
 }
 
-// writes the message and returns -1
-static int fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
 // scales v to unit length; 0 when it has none to scale
 static int normalise(double v[3]) {
   double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -76,34 +66,34 @@ static int check_tunnel_and_gears(tf_probe_set* s, const tf_model* m, double con
                                   size_t errlen) {
   tf_probe_spec* sp = &s->spec;
   if (sp->tunnel_body < 0 || sp->tunnel_body >= m->nbody) {
-    return fail(err, errlen, "probes: tunnel body %d is not a body of the model (0..%d)",
-                sp->tunnel_body, m->nbody - 1);
+    return tf_fail(err, errlen, "probes: tunnel body %d is not a body of the model (0..%d)",
+                   sp->tunnel_body, m->nbody - 1);
   }
   if (sp->tunnel_body > 0 && !normalise(sp->axis)) {
-    return fail(err, errlen, "probes: the tunnel's insertion axis is zero");
+    return tf_fail(err, errlen, "probes: the tunnel's insertion axis is zero");
   }
   if (sp->ngear < 0 || sp->ngear == 1 || sp->ngear > TF_PROBE_MAX_GEARS) {
-    return fail(err, errlen, "probes: %d gears; a gear probe needs 2 to %d", sp->ngear,
-                TF_PROBE_MAX_GEARS);
+    return tf_fail(err, errlen, "probes: %d gears; a gear probe needs 2 to %d", sp->ngear,
+                   TF_PROBE_MAX_GEARS);
   }
   if (sp->ngear == 0) return 0;
   if (!(control_dt > 0) || !(sp->ratio_window > 0)) {
-    return fail(err, errlen, "probes: the gear probe needs a positive control step and window");
+    return tf_fail(err, errlen, "probes: the gear probe needs a positive control step and window");
   }
   for (int g = 0; g < sp->ngear; g++) {
     if (sp->gear_body[g] < 1 || sp->gear_body[g] >= m->nbody) {
-      return fail(err, errlen, "probes: gear %d: body %d is not a moving body", g,
-                  sp->gear_body[g]);
+      return tf_fail(err, errlen, "probes: gear %d: body %d is not a moving body", g,
+                     sp->gear_body[g]);
     }
-    if (!normalise(sp->gear_axis[g])) return fail(err, errlen, "probes: gear %d: zero axis", g);
+    if (!normalise(sp->gear_axis[g])) return tf_fail(err, errlen, "probes: gear %d: zero axis", g);
     if (sp->gear_teeth[g] < 1) {
-      return fail(err, errlen, "probes: gear %d: %d teeth", g, sp->gear_teeth[g]);
+      return tf_fail(err, errlen, "probes: gear %d: %d teeth", g, sp->gear_teeth[g]);
     }
     if (sp->gear_sign[g] != 1 && sp->gear_sign[g] != -1) {
-      return fail(err, errlen, "probes: gear %d: sign %d is not +1 or -1", g, sp->gear_sign[g]);
+      return tf_fail(err, errlen, "probes: gear %d: sign %d is not +1 or -1", g, sp->gear_sign[g]);
     }
   }
-  if (sp->gear_sign[0] != 1) return fail(err, errlen, "probes: the driving gear's sign is -1");
+  if (sp->gear_sign[0] != 1) return tf_fail(err, errlen, "probes: the driving gear's sign is -1");
   return 0;
 }
 
@@ -114,8 +104,8 @@ static long plan_overlap(tf_probe_set* s, const tf_model* m, double* floor, char
   const tf_probe_spec* sp = &s->spec;
   *floor = 0;
   if (sp->noverlap < 0 || sp->noverlap > TF_PROBE_MAX_OVERLAP) {
-    return fail(err, errlen, "probes: %d overlap pairs; at most %d", sp->noverlap,
-                TF_PROBE_MAX_OVERLAP);
+    return tf_fail(err, errlen, "probes: %d overlap pairs; at most %d", sp->noverlap,
+                   TF_PROBE_MAX_OVERLAP);
   }
   long total = 0;
   for (int k = 0; k < sp->noverlap; k++) {
@@ -124,17 +114,17 @@ static long plan_overlap(tf_probe_set* s, const tf_model* m, double* floor, char
       const tf_probe_surface* a = &sp->overlap[k][side];
       const tf_probe_surface* b = &sp->overlap[k][1 - side];
       if (a->geom < 0 || a->geom >= m->ngeom) {
-        return fail(err, errlen, "probes: overlap pair %d: geom %d is not a geom of the model", k,
-                    a->geom);
+        return tf_fail(err, errlen, "probes: overlap pair %d: geom %d is not a geom of the model",
+                       k, a->geom);
       }
       if (a->npoint < 0 || (a->npoint > 0 && !a->points) || !(a->floor >= 0)) {
-        return fail(err, errlen,
-                    "probes: overlap pair %d side %d: bad samples (%d points, "
-                    "floor %g)",
-                    k, side, a->npoint, a->floor);
+        return tf_fail(err, errlen,
+                       "probes: overlap pair %d side %d: bad samples (%d points, "
+                       "floor %g)",
+                       k, side, a->npoint, a->floor);
       }
       if (b->geom >= 0 && b->geom < m->ngeom && b->geom == a->geom) {
-        return fail(err, errlen, "probes: overlap pair %d: both sides are geom %d", k, a->geom);
+        return tf_fail(err, errlen, "probes: overlap pair %d: both sides are geom %d", k, a->geom);
       }
       if (a->npoint == 0 || b->geom < 0 || b->geom >= m->ngeom || !tf_geom_has_sdf(m, b->geom)) {
         continue;
@@ -148,13 +138,13 @@ static long plan_overlap(tf_probe_set* s, const tf_model* m, double* floor, char
     }
     // a pair that measures nothing would report "never in contact": a silent pass
     if (!measured) {
-      return fail(err, errlen,
-                  "probes: overlap pair %d: no side has samples and an SDF on the "
-                  "other side (geoms %d, %d)",
-                  k, sp->overlap[k][0].geom, sp->overlap[k][1].geom);
+      return tf_fail(err, errlen,
+                     "probes: overlap pair %d: no side has samples and an SDF on the "
+                     "other side (geoms %d, %d)",
+                     k, sp->overlap[k][0].geom, sp->overlap[k][1].geom);
     }
   }
-  if (total > 0x7fffffffL) return fail(err, errlen, "probes: %ld overlap samples", total);
+  if (total > 0x7fffffffL) return tf_fail(err, errlen, "probes: %ld overlap samples", total);
   return total;
 }
 
@@ -169,7 +159,7 @@ int tf_probes_init(tf_probe_set* s, const tf_model* m, const tf_probe_spec* spec
   tf_probe_spec* sp = &s->spec;
   if (check_tunnel_and_gears(s, m, control_dt, err, errlen)) return -1;
   if (!(sp->runaway_speed > 0)) {
-    return fail(err, errlen, "probes: runaway speed %g is not positive", sp->runaway_speed);
+    return tf_fail(err, errlen, "probes: runaway speed %g is not positive", sp->runaway_speed);
   }
   double floor = 0;
   long nsample = plan_overlap(s, m, &floor, err, errlen);
@@ -177,7 +167,7 @@ int tf_probes_init(tf_probe_set* s, const tf_model* m, const tf_probe_spec* spec
 
   if (nsample > 0) {
     s->overlap_cache = malloc(sizeof(double) * 4 * (size_t)nsample);
-    if (!s->overlap_cache) return fail(err, errlen, "probes: out of memory");
+    if (!s->overlap_cache) return tf_fail(err, errlen, "probes: out of memory");
     // NaN values: nothing evaluated yet, so the first step evaluates every sample
     for (long i = 0; i < 4 * nsample; i++) s->overlap_cache[i] = NAN;
   }
@@ -185,13 +175,13 @@ int tf_probes_init(tf_probe_set* s, const tf_model* m, const tf_probe_spec* spec
     double steps = ceil(sp->ratio_window / control_dt - 1e-9);
     if (!(steps <= (double)MAX_WINDOW_STEPS)) {
       tf_probes_free(s);
-      return fail(err, errlen, "probes: a %g s ratio window is %g control steps of %g s",
-                  sp->ratio_window, steps, control_dt);
+      return tf_fail(err, errlen, "probes: a %g s ratio window is %g control steps of %g s",
+                     sp->ratio_window, steps, control_dt);
     }
     if (tf_gear_slip_init(&s->gear_slip, sp->ngear, sp->gear_teeth, sp->gear_sign, sp->slip_t0,
                           sp->ratio_window, sp->min_input_turn, (long)steps)) {
       tf_probes_free(s);
-      return fail(err, errlen, "probes: out of memory");
+      return tf_fail(err, errlen, "probes: out of memory");
     }
   }
   tf_tunnel_init(&s->tunnel, sp->through_m, sp->flythrough_m);

@@ -7,7 +7,6 @@
 #include "video_mp4.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include <libavutil/mem.h>
 #include <libswscale/swscale.h>
 
+#include "error_message.h"
 #include "file_io.h"
 
 #define IO_BUFFER_BYTES 65536
@@ -39,16 +39,6 @@ struct tf_video_mp4 {
   int nframes;
   int failed;  // an earlier call failed: the file is not worth finishing
 };
-
-static int fail(char* err, size_t errlen, const char* fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 // libav's description of an AVERROR code
 static const char* av_message(char* buf, size_t n, int code) {
@@ -156,13 +146,13 @@ static int choose_encoder(tf_video_mp4* v, int global_header, char* err, size_t 
     if (open_encoder(v, codec, global_header) == 0) return 0;
   }
   if (x264) {
-    return fail(err, errlen, "%s: the libx264 encoder did not open: %s", v->file.path,
-                av_message(msg, sizeof msg, rc));
+    return tf_fail(err, errlen, "%s: the libx264 encoder did not open: %s", v->file.path,
+                   av_message(msg, sizeof msg, rc));
   }
-  return fail(err, errlen,
-              "%s: libavcodec has no usable H.264 encoder (install Debian's libavcodec59, which "
-              "brings libx264)",
-              v->file.path);
+  return tf_fail(err, errlen,
+                 "%s: libavcodec has no usable H.264 encoder (install Debian's libavcodec59, which "
+                 "brings libx264)",
+                 v->file.path);
 }
 
 // the mp4 muxer, its output on the temporary file, and the stream's header; 0 or -1
@@ -170,17 +160,17 @@ static int open_muxer(tf_video_mp4* v, char* err, size_t errlen) {
   char msg[128];
   int rc = avformat_alloc_output_context2(&v->mux, NULL, "mp4", NULL);
   if (rc < 0 || !v->mux) {
-    return fail(err, errlen, "%s: the mp4 muxer is missing from libavformat: %s", v->file.path,
-                av_message(msg, sizeof msg, rc));
+    return tf_fail(err, errlen, "%s: the mp4 muxer is missing from libavformat: %s", v->file.path,
+                   av_message(msg, sizeof msg, rc));
   }
   if (choose_encoder(v, (v->mux->oformat->flags & AVFMT_GLOBALHEADER) != 0, err, errlen) != 0) {
     return -1;
   }
   v->stream = avformat_new_stream(v->mux, NULL);
-  if (!v->stream) return fail(err, errlen, "%s: out of memory", v->file.path);
+  if (!v->stream) return tf_fail(err, errlen, "%s: out of memory", v->file.path);
   rc = avcodec_parameters_from_context(v->stream->codecpar, v->enc);
   if (rc < 0) {
-    return fail(err, errlen, "%s: %s", v->file.path, av_message(msg, sizeof msg, rc));
+    return tf_fail(err, errlen, "%s: %s", v->file.path, av_message(msg, sizeof msg, rc));
   }
   v->stream->time_base = v->enc->time_base;
   v->stream->avg_frame_rate = v->enc->framerate;
@@ -191,15 +181,15 @@ static int open_muxer(tf_video_mp4* v, char* err, size_t errlen) {
     v->io = avio_alloc_context(buffer, IO_BUFFER_BYTES, 1, v->file.f, NULL, io_write, io_seek);
   if (!v->io) {
     av_free(buffer);
-    return fail(err, errlen, "%s: out of memory", v->file.path);
+    return tf_fail(err, errlen, "%s: out of memory", v->file.path);
   }
   v->mux->pb = v->io;
   // bit-exact: no library version string in the file, so bytes depend on the frames only
   v->mux->flags |= AVFMT_FLAG_CUSTOM_IO | AVFMT_FLAG_BITEXACT;
   rc = avformat_write_header(v->mux, NULL);
   if (rc < 0) {
-    return fail(err, errlen, "%s: cannot write the MP4 header: %s", v->file.path,
-                av_message(msg, sizeof msg, rc));
+    return tf_fail(err, errlen, "%s: cannot write the MP4 header: %s", v->file.path,
+                   av_message(msg, sizeof msg, rc));
   }
   return 0;
 }
@@ -208,14 +198,14 @@ static int open_muxer(tf_video_mp4* v, char* err, size_t errlen) {
 static int open_conversion(tf_video_mp4* v, char* err, size_t errlen) {
   v->frame = av_frame_alloc();
   v->packet = av_packet_alloc();
-  if (!v->frame || !v->packet) return fail(err, errlen, "%s: out of memory", v->file.path);
+  if (!v->frame || !v->packet) return tf_fail(err, errlen, "%s: out of memory", v->file.path);
   v->frame->format = AV_PIX_FMT_YUV420P;
   v->frame->width = v->width;
   v->frame->height = v->height;
   v->frame->color_range = AVCOL_RANGE_MPEG;
   v->frame->colorspace = AVCOL_SPC_SMPTE170M;
   if (av_frame_get_buffer(v->frame, 0) < 0) {
-    return fail(err, errlen, "%s: out of memory", v->file.path);
+    return tf_fail(err, errlen, "%s: out of memory", v->file.path);
   }
   // bit-exact + accurate rounding: the plain C path, so the bytes do not depend on which SIMD
   // instructions this CPU has
@@ -223,7 +213,7 @@ static int open_conversion(tf_video_mp4* v, char* err, size_t errlen) {
       sws_getContext(v->width, v->height, AV_PIX_FMT_RGB24, v->width, v->height, AV_PIX_FMT_YUV420P,
                      SWS_BILINEAR | SWS_ACCURATE_RND | SWS_BITEXACT, NULL, NULL, NULL);
   if (!v->to_yuv) {
-    return fail(err, errlen, "%s: swscale cannot convert RGB24 to yuv420p", v->file.path);
+    return tf_fail(err, errlen, "%s: swscale cannot convert RGB24 to yuv420p", v->file.path);
   }
   return 0;
 }
@@ -231,25 +221,26 @@ static int open_conversion(tf_video_mp4* v, char* err, size_t errlen) {
 int tf_video_mp4_open(tf_video_mp4** out, const char* path, int width, int height, int fps,
                       char* err, size_t errlen) {
   *out = NULL;
-  if (!path || !path[0]) return fail(err, errlen, "(empty path): a video needs a file name");
+  if (!path || !path[0]) return tf_fail(err, errlen, "(empty path): a video needs a file name");
   if (width <= 0 || height <= 0 || width > TF_VIDEO_MP4_MAX_SIDE ||
       height > TF_VIDEO_MP4_MAX_SIDE) {
-    return fail(err, errlen, "%s: video size %dx%d is outside 2x2..%dx%d", path, width, height,
-                TF_VIDEO_MP4_MAX_SIDE, TF_VIDEO_MP4_MAX_SIDE);
+    return tf_fail(err, errlen, "%s: video size %dx%d is outside 2x2..%dx%d", path, width, height,
+                   TF_VIDEO_MP4_MAX_SIDE, TF_VIDEO_MP4_MAX_SIDE);
   }
   if (width % 2 || height % 2) {
-    return fail(err, errlen, "%s: video size %dx%d must be even in both directions (yuv420p)", path,
-                width, height);
+    return tf_fail(err, errlen, "%s: video size %dx%d must be even in both directions (yuv420p)",
+                   path, width, height);
   }
   if (fps < 1 || fps > TF_VIDEO_MP4_MAX_FPS) {
-    return fail(err, errlen, "%s: frame rate %d is outside 1..%d", path, fps, TF_VIDEO_MP4_MAX_FPS);
+    return tf_fail(err, errlen, "%s: frame rate %d is outside 1..%d", path, fps,
+                   TF_VIDEO_MP4_MAX_FPS);
   }
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-    return fail(err, errlen, "%s: is a folder, not a file name", path);
+    return tf_fail(err, errlen, "%s: is a folder, not a file name", path);
   }
   tf_video_mp4* v = calloc(1, sizeof *v);
-  if (!v) return fail(err, errlen, "%s: out of memory", path);
+  if (!v) return tf_fail(err, errlen, "%s: out of memory", path);
   v->width = width;
   v->height = height;
   v->fps = fps;
@@ -272,8 +263,8 @@ static int drain(tf_video_mp4* v, char* err, size_t errlen) {
     int rc = avcodec_receive_packet(v->enc, v->packet);
     if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return 0;
     if (rc < 0) {
-      return fail(err, errlen, "%s: the encoder failed: %s", v->file.path,
-                  av_message(msg, sizeof msg, rc));
+      return tf_fail(err, errlen, "%s: the encoder failed: %s", v->file.path,
+                     av_message(msg, sizeof msg, rc));
     }
     // every frame lasts one tick of 1/fps: the last one's duration sets the file's length
     if (v->packet->duration == 0) v->packet->duration = 1;
@@ -281,8 +272,8 @@ static int drain(tf_video_mp4* v, char* err, size_t errlen) {
     v->packet->stream_index = v->stream->index;
     rc = av_interleaved_write_frame(v->mux, v->packet);  // takes the packet's data
     if (rc < 0) {
-      return fail(err, errlen, "%s: cannot write: %s", v->file.path,
-                  av_message(msg, sizeof msg, rc));
+      return tf_fail(err, errlen, "%s: cannot write: %s", v->file.path,
+                     av_message(msg, sizeof msg, rc));
     }
   }
 }
@@ -291,18 +282,18 @@ int tf_video_mp4_add_frame(tf_video_mp4* v, const uint8_t* rgb, int stride, char
                            size_t errlen) {
   char msg[128];
   if (v->failed) {
-    return fail(err, errlen, "%s: an earlier frame failed; the video cannot continue",
-                v->file.path);
+    return tf_fail(err, errlen, "%s: an earlier frame failed; the video cannot continue",
+                   v->file.path);
   }
   if (!rgb || stride < 3 * v->width) {
-    return fail(err, errlen, "%s: frame rows of %d bytes are shorter than %d RGB pixels",
-                v->file.path, rgb ? stride : 0, v->width);
+    return tf_fail(err, errlen, "%s: frame rows of %d bytes are shorter than %d RGB pixels",
+                   v->file.path, rgb ? stride : 0, v->width);
   }
   v->failed = 1;  // until this frame is through
   // the encoder may still hold the previous frame's buffer: get a fresh one if so
   int rc = av_frame_make_writable(v->frame);
   if (rc < 0) {
-    return fail(err, errlen, "%s: %s", v->file.path, av_message(msg, sizeof msg, rc));
+    return tf_fail(err, errlen, "%s: %s", v->file.path, av_message(msg, sizeof msg, rc));
   }
   const uint8_t* src[1] = {rgb};
   const int src_stride[1] = {stride};
@@ -310,8 +301,8 @@ int tf_video_mp4_add_frame(tf_video_mp4* v, const uint8_t* rgb, int stride, char
   v->frame->pts = v->nframes;
   rc = avcodec_send_frame(v->enc, v->frame);
   if (rc < 0) {
-    return fail(err, errlen, "%s: the encoder refused frame %d: %s", v->file.path, v->nframes,
-                av_message(msg, sizeof msg, rc));
+    return tf_fail(err, errlen, "%s: the encoder refused frame %d: %s", v->file.path, v->nframes,
+                   av_message(msg, sizeof msg, rc));
   }
   if (drain(v, err, errlen) != 0) return -1;
   v->nframes++;
@@ -323,15 +314,15 @@ int tf_video_mp4_close(tf_video_mp4* v, char* err, size_t errlen) {
   char msg[128];
   int status = 0;
   if (v->failed) {
-    status = fail(err, errlen, "%s: not written: an earlier frame failed", v->file.path);
+    status = tf_fail(err, errlen, "%s: not written: an earlier frame failed", v->file.path);
   } else if (v->nframes == 0) {
-    status = fail(err, errlen, "%s: not written: the video has no frames", v->file.path);
+    status = tf_fail(err, errlen, "%s: not written: the video has no frames", v->file.path);
   }
   if (status == 0) {
     int rc = avcodec_send_frame(v->enc, NULL);  // enter draining: delayed frames come out
     if (rc < 0) {
-      status = fail(err, errlen, "%s: cannot flush the encoder: %s", v->file.path,
-                    av_message(msg, sizeof msg, rc));
+      status = tf_fail(err, errlen, "%s: cannot flush the encoder: %s", v->file.path,
+                       av_message(msg, sizeof msg, rc));
     }
   }
   if (status == 0) status = drain(v, err, errlen);
@@ -340,8 +331,8 @@ int tf_video_mp4_close(tf_video_mp4* v, char* err, size_t errlen) {
     if (rc >= 0) avio_flush(v->io);
     if (rc >= 0 && v->io->error < 0) rc = v->io->error;
     if (rc < 0) {
-      status = fail(err, errlen, "%s: cannot finish the MP4: %s", v->file.path,
-                    av_message(msg, sizeof msg, rc));
+      status = tf_fail(err, errlen, "%s: cannot finish the MP4: %s", v->file.path,
+                       av_message(msg, sizeof msg, rc));
     }
   }
   free_codec_state(v);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "task.h"
 
@@ -23,12 +22,6 @@ void tf_run_options_default(tf_run_options* o) {
   o->duration = 0;
   o->envs = 1;
   o->seed = 0;
-}
-
-static double wall_clock(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static const char* mode_name(tf_task_mode mode) { return mode == TF_MODE_ROBOT ? "robot" : "rig"; }
@@ -161,9 +154,9 @@ int tf_env_run_step(tf_env_run* r) {
   tf_data* d = env->data;
   if (r->task->control) r->task->control(env);
   for (int s = 0; s < r->physics.substeps && !r->diverged; s++) {
-    double t0 = wall_clock();
+    double t0 = tf_clock();
     int failed = tf_step(m, d) != 0;
-    double wall = wall_clock() - t0;
+    double wall = tf_clock() - t0;
     // probes read poses after the step (tf_step leaves the kinematics of its start)
     tf_kinematics(m, d);
     tf_probes_observe_step(&r->probes, m, d, wall, failed);

@@ -73,29 +73,10 @@ static double plate_distance(const void* params, const double p[3], double grad[
   return in;
 }
 
-// a part's mesh and analytic SDF registered with the builder: returns the sdf id and writes
-// the mesh id
-static int add_part(tf_builder* b, const char* name, const tf_part_geometry* g, int* mesh) {
-  *mesh = tf_builder_add_mesh(b, name, g->vert, g->nvert, g->face, g->nface);
-  if (*mesh < 0) return -1;
-  tf_sdf_def def;
-  memset(&def, 0, sizeof(def));
-  def.name = name;
-  def.fn = g->fn;
-  def.params = g->params;
-  def.params_size = g->params_size;
-  memcpy(def.aabb, g->aabb, sizeof(def.aabb));
-  def.error_bound = g->error_bound;
-  def.feature_size = g->feature_size;
-  def.unit_gradient = g->unit_gradient;
-  def.mesh = *mesh;
-  return tf_builder_add_sdf(b, &def);
-}
-
 int tf_boltnut_add_collider(tf_builder* b, const tf_geom_def* base, int collider, int is_moving,
                             const tf_part_geometry* g, int* sdf_id) {
   int mesh;
-  int sdf = add_part(b, base->name, g, &mesh);
+  int sdf = tf_part_add_mesh_and_sdf(b, base->name, g, &mesh);
   if (sdf_id) *sdf_id = sdf;
   if (sdf < 0) return -1;
   tf_geom_def gd = *base;

@@ -90,15 +90,7 @@ static int add_gear_geoms(tf_builder* b, const tf_gears_config* c, int i, int bo
   snprintf(name, sizeof(name), "gear%d", i);
   snprintf(hub_name, sizeof(hub_name), "gear%d_hub", i);
   tf_sdf_def sdf;
-  memset(&sdf, 0, sizeof(sdf));
-  sdf.name = name;
-  sdf.fn = g->fn;
-  sdf.params = g->params;
-  sdf.params_size = g->params_size;
-  memcpy(sdf.aabb, g->aabb, sizeof(sdf.aabb));
-  sdf.error_bound = g->error_bound;
-  sdf.feature_size = g->feature_size;
-  sdf.mesh = -1;
+  tf_part_sdf_def(&sdf, name, g, -1);
   unsigned extra = c->loose[i] ? c->loose_conaffinity : 0u;
   unsigned both = BIT_FIXTURE | BIT_TEETH | extra;
   if (c->collider == TF_GEARS_HULL) {
