@@ -1165,16 +1165,59 @@ static void test_shared_edge_once(void** state) {
   assert_near(d->pos[1], 0, 1e-9);
 }
 
+// a sphere SDF whose gradient is scaled by params' factor (1: the true unit gradient; 2: a
+// function that breaks the unit_gradient promise)
+typedef struct scaled_sphere {
+  double r, scale;
+} scaled_sphere;
+
+static double scaled_sphere_fn(const void* params, const double p[3], double grad[3]) {
+  const scaled_sphere* s = params;
+  double n = tf_vec3_norm(p);
+  tf_vec3_scale(grad, p, s->scale / n);
+  return n - s->r;
+}
+
+// tf_sdf_view.unit_gradient: a unit gradient is used as it comes (the same contacts as the
+// normalised path, to rounding), and one that is not unit after all is still normalised
+static void test_unit_gradient_checked(void** state) {
+  (void)state;
+  const double r = 0.01, half[3] = {0.004, 0.004, 0.004};
+  double centre[3] = {0, 0, 0}, above[3] = {0.001, -0.0007, r + half[2] + 2e-5}, mat[9];
+  rotation(mat, 0.3, 0.5, 0.8, 0.2);
+  const double aabb[6] = {-r, -r, -r, r, r, r};
+  tf_shape box = make_shape(TF_GEOM_BOX, half, above, mat);
+  tf_contact_point plain[TF_COLLIDE_MAX], promised[TF_COLLIDE_MAX];
+  for (int k = 0; k < 2; k++) {
+    scaled_sphere ball = {r, k == 0 ? 1.0 : 2.0};
+    tf_shape sdf = make_sdf(scaled_sphere_fn, &ball, aabb, 1e-9, centre, identity);
+    int n = tf_collide_n(&box, &sdf, 1e-3, 64, plain, NULL);
+    sdf.sdf.unit_gradient = 1;
+    int m = tf_collide_n(&box, &sdf, 1e-3, 64, promised, NULL);
+    assert_true(n >= 1);
+    assert_int_equal(m, n);
+    for (int i = 0; i < n; i++) {
+      assert_near(tf_vec3_norm(promised[i].normal), 1, 1e-12);
+      assert_near(promised[i].dist, plain[i].dist, 1e-15);
+      for (int j = 0; j < 3; j++) {
+        assert_near(promised[i].normal[j], plain[i].normal[j], 1e-12);
+        assert_near(promised[i].pos[j], plain[i].pos[j], 1e-15);
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sphere_vs_sdf_sphere), cmocka_unit_test(test_sdf_sdf_spheres),
-      cmocka_unit_test(test_box_on_halfspace),     cmocka_unit_test(test_mesh_pairs),
-      cmocka_unit_test(test_plane_and_curved),     cmocka_unit_test(test_all_pairs),
-      cmocka_unit_test(test_bore_far_side),        cmocka_unit_test(test_grid_sdf),
-      cmocka_unit_test(test_reduce_bins),          cmocka_unit_test(test_reduce_stress),
-      cmocka_unit_test(test_reduce_order),         cmocka_unit_test(test_bowl_settle),
-      cmocka_unit_test(test_two_way_edge),         cmocka_unit_test(test_two_way_floor),
-      cmocka_unit_test(test_triangle_descent),     cmocka_unit_test(test_shared_edge_once),
+      cmocka_unit_test(test_sphere_vs_sdf_sphere),  cmocka_unit_test(test_sdf_sdf_spheres),
+      cmocka_unit_test(test_box_on_halfspace),      cmocka_unit_test(test_mesh_pairs),
+      cmocka_unit_test(test_plane_and_curved),      cmocka_unit_test(test_all_pairs),
+      cmocka_unit_test(test_bore_far_side),         cmocka_unit_test(test_grid_sdf),
+      cmocka_unit_test(test_reduce_bins),           cmocka_unit_test(test_reduce_stress),
+      cmocka_unit_test(test_reduce_order),          cmocka_unit_test(test_bowl_settle),
+      cmocka_unit_test(test_two_way_edge),          cmocka_unit_test(test_two_way_floor),
+      cmocka_unit_test(test_triangle_descent),      cmocka_unit_test(test_shared_edge_once),
+      cmocka_unit_test(test_unit_gradient_checked),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
