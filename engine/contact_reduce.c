@@ -198,12 +198,12 @@ void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c) {
   }
 }
 
-// whether two kept points are the same row
+// whether two kept points are the same row (the inlined dot3: every pair of kept rows of a
+// bin is compared)
 static int same_point(const tf_contact_point* a, const tf_contact_point* b) {
-  double d[3];
-  tf_vec3_sub(d, a->pos, b->pos);
-  return tf_vec3_dot(d, d) <= TF_REDUCE_MERGE_DIST * TF_REDUCE_MERGE_DIST &&
-         tf_vec3_dot(a->normal, b->normal) >= 1 - 1e-12;
+  double d[3] = {a->pos[0] - b->pos[0], a->pos[1] - b->pos[1], a->pos[2] - b->pos[2]};
+  return dot3(d, d) <= TF_REDUCE_MERGE_DIST * TF_REDUCE_MERGE_DIST &&
+         dot3(a->normal, b->normal) >= 1 - 1e-12;
 }
 
 // whether c equals one of the first n points
