@@ -146,8 +146,8 @@
 // (two-way sampling)
 enum { VERT_EVALUATED = 1, VERT_NOT_MIN = 2, VERT_SLOPE = 4 };
 
-// per-vertex memory of the vertex pass, for the triangle pass: one record a vertex (a
-// triangle reads all of it, and neighbouring triangles share vertices, so it is one cache line
+// per-vertex memory of the vertex pass, for the triangle pass: one 48-byte record a vertex (a
+// triangle reads all of it, and neighbouring triangles share vertices: one or two cache lines
 // where separate arrays took four)
 typedef struct vertex_record {
   double phi;     // field value, or the box lower bound when not evaluated
@@ -780,8 +780,8 @@ static void triangle_plan(tri_plan* plan, const double ed[3][3], const double G[
 // so a probe always meets an empty slot soon (a large mesh's later edges go unremembered)
 static int memo_slot(edge_memo* m, int i, int j, int* fresh) {
   int lo = i < j ? i : j, hi = i < j ? j : i;
-  // neighbouring triangles' edges in neighbouring slots (a mesh's order is local: the table
-  // stays in cache where a scattering hash missed on most lookups)
+  // neighbouring triangles' edges in neighbouring slots (a mesh's order is local, so lookups
+  // stay on lines just touched; a scattering hash's probe was the triangle pass's hottest line)
   unsigned hash = 2u * (unsigned)lo + (unsigned)hi;
   *fresh = 1;
   for (unsigned probe = 0;; probe++) {
