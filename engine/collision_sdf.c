@@ -586,16 +586,21 @@ static double tangent_slope(const double P[3][3], const double nrm[3], const dou
 // the minimum over tau in [0, 1] of the cubic Hermite interpolant with values a, b and slopes
 // da < 0 <= db (per unit tau) at the ends: its slope p'(t) = A t^2 + B t + C changes sign once
 // in (0, 1], from below, at the root where p'' = 2 A t + B = sqrt(B^2 - 4 A C) > 0, which is
-// its minimum, below both ends; that root in the form without cancellation. tau into *tau,
+// its minimum, below both ends; that root in the form without cancellation. The interpolant
+// as a + da t + c2 t^2 + c3 t^3 (hermite_min gets c2, c3 from the end values); tau into *tau,
 // the interpolant's value there returned
-static double hermite_min(double a, double b, double da, double db, double* tau) {
-  double c2 = 3 * (b - a) - 2 * da - db, c3 = da + db - 2 * (b - a);
+static double hermite_min_of(double a, double da, double c2, double c3, double* tau) {
   double A = 3 * c3, B = 2 * c2, disc = B * B - 4 * A * da;
   double sq = disc > 0 ? sqrt(disc) : 0;
   double t = B >= 0 ? -2 * da / (B + sq) : (sq - B) / (2 * A);
   t = t > 0 ? (t < 1 ? t : 1) : 0;  // (rounding; NaN-free comparisons)
   *tau = t;
   return a + t * (da + t * (c2 + t * c3));
+}
+
+static double hermite_min(double a, double b, double da, double db, double* tau) {
+  double c2 = 3 * (b - a) - 2 * da - db, c3 = da + db - 2 * (b - a);
+  return hermite_min_of(a, da, c2, c3, tau);
 }
 
 // the minimum of phi along edge e of the triangle (from P[e] to P[e + 1]): from the cubic
@@ -745,13 +750,12 @@ static void triangle_plan(tri_plan* plan, const double ed[3][3], const double G[
     // 4 / 27 each): an edge that cannot go below the best needs no root
     double chord = val[e1] - val[e], below = fabs(sl[0] - chord) + fabs(sl[1] - chord);
     if ((val[e] < val[e1] ? val[e] : val[e1]) - (4.0 / 27) * below > best) continue;
-    double pv = hermite_min(val[e], val[e1], sl[0], sl[1], &t);
+    double c2 = 3 * chord - 2 * sl[0] - sl[1], c3 = sl[0] + sl[1] - 2 * chord;
+    double pv = hermite_min_of(val[e], sl[0], c2, c3, &t);
     // the cubic's own minimum is the first point sought only where it is nearly a parabola
     // (its cubic term within EDGE_CUBIC of its quadratic one); else the ends lie on different
     // features of the field (a kink between, where the cubic misses by microns) and the search
     // starts at the edge's middle: bisection's safe guess, as in Brent's method
-    double c2 = 3 * chord - 2 * sl[0] - sl[1];
-    double c3 = sl[0] + sl[1] - 2 * chord;
     if (fabs(c3) > EDGE_CUBIC * fabs(c2)) t = 0.5;
     if (pv < best) best = pv, plan->tau = t, plan->pred = pv, plan->edge = e;
   }
