@@ -105,7 +105,18 @@
 //
 // Every pair streams its candidates into a reducer (engine/contact_reduce.h) whose normal bins
 // are fixed in the field's frame, so no candidate array exists and no candidate count
-// overflows; the reducer writes at most cap points.
+// overflows; the reducer writes at most cap points. The sampling pairs hand it their points
+// in the field's frame (a local reducer: it turns only the points it keeps to world).
+//
+// Latency. A field query is a chain of roots and divisions (~200 cycles on a thread), and
+// consecutive queries overlap only while no mispredicted branch on one's result flushes the
+// pipeline before the next one starts. So the passes keep branches on results away from the
+// query stream: candidates wait in blocks of 64 before the reducer takes them (its bins and
+// extremes branch on every value), and triangles are prepared in batches of 32 (the tests and
+// the plan, on cached values), then their fresh edges' first points are evaluated together,
+// then each search is finished in triangle order. The memo's decisions, the candidates and
+// their order are those of one triangle at a time, so the output is the same bytes. On a
+// seated M16 nut this took ~10 % off the pair's time.
 #include "collision_sdf.h"
 
 #include <assert.h>
@@ -137,7 +148,6 @@
 #define TWO_WAY_SLOPE 0.35
 #define POLISH_LEAN 0.02  // polish a triangle's minimum whose gradient leans more (~1 deg)
 #define POLISH_STEPS 4    // alternating projections of one polish
-#define INV_SQRT3 0.5773502691896258
 
 // ---------------------------------------------------------------------------------------------
 // surface samples against a field
@@ -174,6 +184,17 @@ typedef struct edge_memo {
   double g[EDGE_MEMO][3];            // its gradient (field frame)
 } edge_memo;
 
+// candidates waiting for the reducer: a pass hands its points over in blocks, so that the
+// reducer's branches, which depend on each point's value and normal, do not stall the stream
+// of field queries behind them (the next vertex's query overlaps the last one's only while no
+// mispredicted branch on its result flushes the pipeline between them); the same points in
+// the same order, so the same bytes
+#define PENDING 64
+typedef struct pending_points {
+  int n;
+  double p[PENDING][3], g[PENDING][3], phi[PENDING];
+} pending_points;
+
 typedef struct sampler {
   const field* f;
   const tf_shape* x;   // the sampled shape
@@ -185,14 +206,20 @@ typedef struct sampler {
   int curved;   // refine minima on x's true surface
   int two_way;  // the other shape's surface is sampled in x's field too (see the design note)
   vertex_cache* cache;
-  edge_memo* memo;  // NULL: no memo (every pick searches)
-  tf_contact_reducer* red;
+  edge_memo* memo;                // NULL: no memo (every pick searches)
+  tf_contact_reducer* red;        // a local reducer (tf_reduce_init_local)
+  pending_points* pending;        // candidates not yet handed to red
+  struct triangle_batch* batch;   // triangles prepared, not yet searched
+  int red_same;                   // its frame is the field's geom frame; else:
+  double red_rot[9], red_off[3];  // the field's geom frame -> the reducer's frame
 } sampler;
 
 // the sampled shape's pose relative to the field, computed once per pair
 static void sampler_init(sampler* s, const field* f, const tf_shape* x, double margin, double sign,
-                         vertex_cache* cache, tf_contact_reducer* red) {
+                         vertex_cache* cache, pending_points* pending, tf_contact_reducer* red) {
   memset(s, 0, sizeof(*s));
+  s->pending = pending;
+  pending->n = 0;
   s->f = f;
   s->x = x;
   s->margin = margin;
@@ -211,6 +238,19 @@ static void sampler_init(sampler* s, const field* f, const tf_shape* x, double m
   }
   sub3(rel, x->pos, fs->pos);
   matvec_t(s->off, fs->mat, rel);
+  // the reducer's frame: the field's own for every pair but the second pass of a two-way one
+  assert(red->local);
+  s->red_same = memcmp(red->frame, fs->mat, sizeof(red->frame)) == 0 &&
+                memcmp(red->origin, fs->pos, sizeof(red->origin)) == 0;
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      double v = 0;
+      for (int k = 0; k < 3; k++) v += red->frame[3 * k + i] * fs->mat[3 * k + j];
+      s->red_rot[3 * i + j] = v;
+    }
+  }
+  sub3(rel, fs->pos, red->origin);
+  matvec_t(s->red_off, red->frame, rel);
   s->curved =
       x->type == TF_GEOM_SPHERE || x->type == TF_GEOM_CAPSULE || x->type == TF_GEOM_CYLINDER;
 }
@@ -231,21 +271,42 @@ static void cached_position(double p[3], const sampler* s, int i) {
 }
 
 // writes the candidate at x's surface point p (field frame) with value phi, unit gradient g
-static void emit(const sampler* s, const double p[3], double phi, const double g[3]) {
-  if (!(phi < s->margin)) return;
-  const tf_shape* fs = s->f->shape;
+// (in the reducer's frame, which writes world points at its end; it zeroes their padding)
+static void hand_over(const sampler* s, const double p[3], double phi, const double g[3]) {
   tf_contact_point c;
-  memset(&c, 0, sizeof(c));  // padding too: a pair's output is the same bytes every time
-  double mid[3], n[3];
+  double mid[3];
   for (int k = 0; k < 3; k++) mid[k] = p[k] - 0.5 * phi * g[k];
-  matvec(c.pos, fs->mat, mid);
-  add3(c.pos, c.pos, fs->pos);
-  matvec(n, fs->mat, g);
-  scale3(c.normal, n, s->sign);
+  if (s->red_same) {
+    copy3(c.pos, mid);
+    scale3(c.normal, g, s->sign);
+  } else {
+    double n[3];
+    matvec(c.pos, s->red_rot, mid);
+    add3(c.pos, c.pos, s->red_off);
+    matvec(n, s->red_rot, g);
+    scale3(c.normal, n, s->sign);
+  }
   c.dist = phi;
   // a one-way pair's sampled surface is implied by the pair; a two-way pair's is per point
   c.side = s->two_way ? (s->sign < 0 ? -1 : 1) : 0;
   tf_reduce_add(s->red, &c);
+}
+
+// the pending candidates into the reducer, in their order
+static void flush(const sampler* s) {
+  pending_points* q = s->pending;
+  for (int i = 0; i < q->n; i++) hand_over(s, q->p[i], q->phi[i], q->g[i]);
+  q->n = 0;
+}
+
+// a candidate when under margin (handed to the reducer in blocks, see pending_points)
+static void emit(const sampler* s, const double p[3], double phi, const double g[3]) {
+  if (!(phi < s->margin)) return;
+  pending_points* q = s->pending;
+  copy3(q->p[q->n], p);
+  copy3(q->g[q->n], g);
+  q->phi[q->n] = phi;
+  if (++q->n == PENDING) flush(s);
 }
 
 // x's axis and centre in the field frame
@@ -603,25 +664,34 @@ static double hermite_min(double a, double b, double da, double db, double* tau)
   return hermite_min_of(a, da, c2, c3, tau);
 }
 
+// an edge search's first point and the field there (evaluated with the rest of its batch)
+typedef struct edge_start {
+  double y[3], f, g[3];
+} edge_start;
+
 // the minimum of phi along edge e of the triangle (from P[e] to P[e + 1]): from the cubic
 // Hermite model's minimum tau with predicted value pred, at most EDGE_ITERS evaluations, each
 // splitting the bracket at the point by the sign of its slope and fitting the model again on
 // the part that holds the minimum; it ends when a point's value is within tol of its
 // prediction or the model predicts a gain of at most tol. The values and slopes at the ends
-// are the vertices' (cached). x, *fx, g (field frame): the lowest point found; returns
-// whether it lies below both ends
+// are the vertices' (cached); the first point, at tau, comes evaluated in start. x, *fx, g
+// (field frame): the lowest point found; returns whether it lies below both ends
 static int descend_edge(const sampler* s, const double P[3][3], const double val[3],
                         const double slope[3][2], int e, double tau, double pred, double tol,
-                        double x[3], double* fx, double g[3]) {
+                        const edge_start* start, double x[3], double* fx, double g[3]) {
   int e1 = (e + 1) % 3;
   double lo = 0, hi = 1, flo = val[e], fhi = val[e1], dlo = slope[e][0], dhi = slope[e][1];
   double f = flo < fhi ? flo : fhi, edge[3];
   sub3(edge, P[e1], P[e]);
   int moved = 0;
   for (int it = 0; it < EDGE_ITERS; it++) {
-    double y[3], gy[3];
-    for (int j = 0; j < 3; j++) y[j] = P[e][j] + tau * edge[j];
-    double fy = field_local(s->f, y, gy);
+    double y[3], gy[3], fy;
+    if (it == 0) {
+      copy3(y, start->y), copy3(gy, start->g), fy = start->f;  // evaluated with its batch
+    } else {
+      for (int j = 0; j < 3; j++) y[j] = P[e][j] + tau * edge[j];
+      fy = field_local(s->f, y, gy);
+    }
     if (fy < f) f = fy, copy3(x, y), copy3(g, gy), moved = 1;
     if (!(fabs(fy - pred) > tol)) break;
     double dy = dot3(gy, edge), w, t;
@@ -727,6 +797,27 @@ typedef struct tri_plan {
   double h[3];         // the vertices' curvature (model_hessian)
 } tri_plan;
 
+// a triangle that needs a search (triangle_prepare), finished after its batch's first edge
+// points are evaluated (triangle_finish)
+typedef struct triangle_job {
+  int idx[3];
+  int k;         // the best vertex
+  int modelled;  // all three vertices evaluated: plan holds the search's start
+  int slot;      // an edge plan's memo slot (-1: none)
+  int fresh;     // an edge plan's edge not sought before: start is its first point
+  double P[3][3], val[3], L, L2, tol;
+  double E1[3], E2[3], nrm[3];  // the edges leaving vertex k, the normal (field frame)
+  tri_plan plan;
+  edge_start start;
+} triangle_job;
+
+// prepared triangles waiting for their search (finish_triangles)
+#define TRI_BATCH 32
+typedef struct triangle_batch {
+  int n;
+  triangle_job job[TRI_BATCH];
+} triangle_batch;
+
 // the plan of a triangle whose vertices are all evaluated, from its best vertex k (not a
 // first-order minimum), on cached values only: the cheapest model first. Each edge's cubic
 // Hermite model (the vertices' values and slopes along it) and the quadratic model's interior
@@ -769,11 +860,16 @@ static void triangle_plan(tri_plan* plan, const double ed[3][3], const double G[
   b0[0] = plan->slope[k][0], b0[1] = -plan->slope[(k + 2) % 3][1];
   double det = h[0] * h[2] - h[1] * h[1];
   if (h[0] > 0 && det > 0) {
-    double ds = -(h[2] * b0[0] - h[1] * b0[1]) / det, dt = -(h[0] * b0[1] - h[1] * b0[0]) / det;
-    double inner = val[k] + 0.5 * (b0[0] * ds + b0[1] * dt);
-    if (ds > 1e-6 && dt > 1e-6 && ds + dt < 1 - 1e-6 && inner < best) {
-      plan->kind = PLAN_INTERIOR;
-      return;
+    // the step (ds, dt) = (ns, nt) / det: inside tested on the numerators (no division for
+    // the triangles whose model's minimum lies outside, nearly all on a thread's flanks)
+    double ns = -(h[2] * b0[0] - h[1] * b0[1]), nt = -(h[0] * b0[1] - h[1] * b0[0]);
+    double lo = 1e-6 * det;
+    if (ns > lo && nt > lo && ns + nt < det - lo) {
+      double inner = val[k] + 0.5 * (b0[0] * ns + b0[1] * nt) / det;
+      if (inner < best) {
+        plan->kind = PLAN_INTERIOR;
+        return;
+      }
     }
   }
   if (edge && val[k] - best > tol) plan->kind = PLAN_EDGE;
@@ -809,15 +905,17 @@ static int memo_slot(edge_memo* m, int i, int j, int* fresh) {
 // quadratic model's descent continues from there, in vertex k's coordinates. nrm: the
 // triangle's normal, of any length (only its side is taken).
 // x, *fx, g (field frame): the minimum found; returns whether there is one to write
-static int descend_triangle_edge(const sampler* s, const tri_plan* plan, const double P[3][3],
-                                 const double E1[3], const double E2[3], const double nrm[3],
-                                 const int idx[3], const double val[3], int k, double tol,
-                                 double x[3], double* fx, double g[3]) {
-  int ea = plan->edge, eb = (ea + 1) % 3, fresh = 1, slot = -1;
+static int descend_triangle_edge(const sampler* s, const triangle_job* job, double x[3], double* fx,
+                                 double g[3]) {
+  const tri_plan* plan = &job->plan;
+  const double(*P)[3] = (const double(*)[3])job->P;
+  const double *E1 = job->E1, *E2 = job->E2, *nrm = job->nrm;
+  int ea = plan->edge, eb = (ea + 1) % 3, slot = job->slot, k = job->k;
+  double tol = job->tol;
   edge_memo* m = s->memo;
-  if (m) slot = memo_slot(m, idx[ea], idx[eb], &fresh);
-  if (fresh) {
-    int found = descend_edge(s, P, val, plan->slope, ea, plan->tau, plan->pred, tol, x, fx, g);
+  if (job->fresh) {
+    int found = descend_edge(s, P, job->val, plan->slope, ea, plan->tau, plan->pred, tol,
+                             &job->start, x, fx, g);
     if (slot >= 0) {
       m->found[slot] = (unsigned char)found, m->offered[slot] = 0;
       if (found) copy3(m->x[slot], x), m->f[slot] = *fx, copy3(m->g[slot], g);
@@ -897,10 +995,18 @@ static int descend_bb(const sampler* s, const double P[3][3], const double nrm[3
 // pass 2 for one triangle: the local minimum of phi over it when a vertex does not hold it.
 // The tests that usually end it (too far; minimum at a vertex) run on cached values, in the
 // sampled shape's own frame, but for the box test on the vertices moved to the field's frame.
-static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
-  const int idx[3] = {i0, i1, i2};
+
+// pass 2 for one triangle, up to its search: the local minimum of phi over it when a vertex
+// does not hold it. The tests that usually end it (too far; minimum at a vertex) run on
+// cached values, in the sampled shape's own frame, but for the box test on the vertices moved
+// to the field's frame. Returns whether the triangle needs a search (then job holds it, and a
+// fresh edge's first point awaits evaluation in job->start.y)
+static int triangle_prepare(const sampler* s, int i0, int i1, int i2, triangle_job* job) {
+  int* idx = job->idx;
+  idx[0] = i0, idx[1] = i1, idx[2] = i2;
   const double* V[3] = {s->vert + 3 * i0, s->vert + 3 * i1, s->vert + 3 * i2};
-  double val[3], G[3][3];
+  double* val = job->val;
+  double G[3][3];
   int ev[3];
   for (int k = 0; k < 3; k++) ev[k] = vertex_value(s, idx[k], &val[k], G[k]);
   if (s->curved) {
@@ -915,20 +1021,21 @@ static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
     len2[e] = dot3(ed[e], ed[e]);
     if (len2[e] > L2) L2 = len2[e];
   }
-  if (!(L2 > 0)) return;
+  if (!(L2 > 0)) return 0;
   double vmax = val[0] > val[1] ? val[0] : val[1], vmin = val[0] < val[1] ? val[0] : val[1];
   if (val[2] > vmax) vmax = val[2];
   if (val[2] < vmin) vmin = val[2];
-  if (vmax > s->margin && (vmax - s->margin) * (vmax - s->margin) > L2) return;
+  if (vmax > s->margin && (vmax - s->margin) * (vmax - s->margin) > L2) return 0;
+  // (squared: the root below is off the path of this branch)
+  if (vmin > s->margin && (vmin - s->margin) * (vmin - s->margin) > L2 * (1.0 / 3)) return 0;
   double L = sqrt(L2);
-  if (vmin - INV_SQRT3 * L > s->margin) return;
-  double P[3][3], x[3], g[3], nrm[3];
+  double(*P)[3] = job->P;
   // the two-way marks need every triangle near the field's box; else the box test (which
   // moves the vertices to the field's frame) waits for a triangle that needs a search
   int placed = 0;
   if (s->two_way) {
     for (int j = 0; j < 3; j++) cached_position(P[j], s, idx[j]);
-    if (box_apart(s->f, P, s->margin)) return;
+    if (box_apart(s->f, (const double(*)[3])P, s->margin)) return 0;
     mark_steep(s, idx, V, G, ev);
     placed = 1;
   }
@@ -941,48 +1048,87 @@ static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
   if (ev[k]) {
     double ge1 = dot3(G[k], ed[k]), ge2 = -dot3(G[k], ed[k2]);
     if ((ge1 >= 0 || ge1 * ge1 <= 1e-12 * len2[k]) && (ge2 >= 0 || ge2 * ge2 <= 1e-12 * len2[k2]))
-      return;
+      return 0;
   }
-  tri_plan plan;
+  tri_plan* plan = &job->plan;
   double tol = TRI_TOL * L;
   int modelled = ev[0] && ev[1] && ev[2];
   if (modelled) {
-    triangle_plan(&plan, ed, G, val, k, tol);
-    if (plan.kind == PLAN_NONE) return;
+    triangle_plan(plan, ed, G, val, k, tol);
+    if (plan->kind == PLAN_NONE) return 0;
   }
   if (!placed) {
     for (int j = 0; j < 3; j++) cached_position(P[j], s, idx[j]);
-    if (box_apart(s->f, P, s->margin)) return;
+    if (box_apart(s->f, (const double(*)[3])P, s->margin)) return 0;
   }
-  double E1[3], E2[3];
-  sub3(E1, P[(k + 1) % 3], P[k]);
-  sub3(E2, P[(k + 2) % 3], P[k]);
-  cross3(nrm, E1, E2);
+  double* nrm = job->nrm;
+  sub3(job->E1, P[(k + 1) % 3], P[k]);
+  sub3(job->E2, P[(k + 2) % 3], P[k]);
+  cross3(nrm, job->E1, job->E2);
   double area2 = dot3(nrm, nrm);
-  if (!(area2 > 1e-24 * L2 * L2)) return;  // a sliver (|n| <= 1e-12 L^2): its edges are sampled
+  if (!(area2 > 1e-24 * L2 * L2)) return 0;  // a sliver (|n| <= 1e-12 L^2): edges sampled
   // the unit normal where a step or a test projects on it (the edge path only takes the side
   // of the edge its direction lies on, which any positive length gives)
   if (!modelled || s->two_way) scale3(nrm, nrm, 1 / sqrt(area2));
-  double fx;
+  job->k = k, job->modelled = modelled, job->L = L, job->L2 = L2, job->tol = tol;
+  job->slot = -1, job->fresh = 0;
+  if (modelled && plan->kind == PLAN_EDGE) {
+    // the edge's memo slot, claimed now (jobs are prepared and finished in triangle order, so
+    // a later triangle that picks the same edge finds it sought); a fresh edge's first point
+    int ea = plan->edge, eb = (ea + 1) % 3;
+    job->fresh = 1;
+    if (s->memo) job->slot = memo_slot(s->memo, idx[ea], idx[eb], &job->fresh);
+    if (job->fresh) {
+      for (int j = 0; j < 3; j++) job->start.y[j] = P[ea][j] + plan->tau * (P[eb][j] - P[ea][j]);
+    }
+  }
+  return 1;
+}
+
+// pass 2 for one prepared triangle: its search, and the minimum found as a candidate
+static void triangle_finish(const sampler* s, const triangle_job* job) {
+  const double(*P)[3] = (const double(*)[3])job->P;
+  const tri_plan* plan = &job->plan;
+  const double* nrm = job->nrm;
+  double x[3], g[3], fx;
   int moved;
-  if (!modelled) {
-    moved = descend_bb(s, P, nrm, k, L, x, &fx, g);
-  } else if (plan.kind == PLAN_INTERIOR) {
+  if (!job->modelled) {
+    moved = descend_bb(s, P, nrm, job->k, job->L, x, &fx, g);
+  } else if (plan->kind == PLAN_INTERIOR) {
     const double c0[2] = {0, 0};
-    moved = descend_model(s, P, E1, E2, plan.h, k, c0, val[k], plan.b0, tol, x, &fx, g);
+    moved = descend_model(s, P, job->E1, job->E2, plan->h, job->k, c0, job->val[job->k], plan->b0,
+                          job->tol, x, &fx, g);
   } else {
-    moved = descend_triangle_edge(s, &plan, P, E1, E2, nrm, idx, val, k, tol, x, &fx, g);
+    moved = descend_triangle_edge(s, job, x, &fx, g);
   }
   if (!moved) return;
-  if (s->two_way) polish(s, P, nrm, L, x, &fx, g);
+  if (s->two_way) polish(s, P, nrm, job->L, x, &fx, g);
   for (int j = 0; j < 3; j++) {
     double d[3];
     sub3(d, x, P[j]);
-    if (dot3(d, d) <= 1e-12 * L2) return;  // at a vertex (within 1e-6 L): sampled already
+    if (dot3(d, d) <= 1e-12 * job->L2) return;  // at a vertex (within 1e-6 L): sampled already
   }
   if (s->two_way && tangent_slope(P, nrm, x, g) > TWO_WAY_SLOPE) return;
   if (s->curved) refine(s, x, &fx, g);
   emit(s, x, fx, g);
+}
+
+// the prepared triangles: their fresh edges' first points evaluated together (a tight loop
+// of independent queries, which the processor overlaps), then each finished in order
+static void finish_triangles(const sampler* s) {
+  triangle_batch* b = s->batch;
+  for (int i = 0; i < b->n; i++) {
+    edge_start* st = &b->job[i].start;
+    if (b->job[i].fresh) st->f = field_local(s->f, st->y, st->g);
+  }
+  for (int i = 0; i < b->n; i++) triangle_finish(s, b->job + i);
+  b->n = 0;
+}
+
+// pass 2 for one triangle: prepared now, searched with its batch
+static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
+  triangle_batch* b = s->batch;
+  if (triangle_prepare(s, i0, i1, i2, b->job + b->n) && ++b->n == TRI_BATCH) finish_triangles(s);
 }
 
 // whether x's bounding sphere comes within margin of the field's box
@@ -993,43 +1139,41 @@ static int sampled_near(const sampler* s, double rbound) {
 // x's surface samples against field f: x's own mesh (meshes, an SDF's surface mesh), its faces
 // (hulls) or its tessellation (primitives); two_way: the other pass samples f's shape in x's
 // field (meshes only)
-static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape* x, double margin,
-                         double sign, int two_way) {
-  vertex_cache cache;
-  sampler s;
-  sampler_init(&s, f, x, margin, sign, &cache, red);
+// the passes over x's surface (a mesh, a hull's faces or a primitive's tessellation)
+static void sample_passes(sampler* s, const tf_shape* x, int two_way) {
   if (x->type == TF_GEOM_MESH || x->type == TF_GEOM_SDF) {
     const tf_mesh_view* m = &x->mesh;
-    if (m->nvert <= 0 || !m->vert || !sampled_near(&s, m->rbound)) return;
-    s.vert = m->vert;
-    s.nvert = m->nvert;
-    s.two_way = two_way;
+    if (m->nvert <= 0 || !m->vert || !sampled_near(s, m->rbound)) return;
+    s->vert = m->vert;
+    s->nvert = m->nvert;
+    s->two_way = two_way;
     // the memo sized to the mesh (about 1.5 edges a face), so a small mesh clears little
     edge_memo memo;
     int slots = 64;
     while (slots < EDGE_MEMO && slots < 2 * m->nface) slots *= 2;
     memo.mask = slots - 1, memo.count = 0;
     memset(memo.key, 0xff, sizeof(memo.key[0]) * (size_t)slots);
-    s.memo = &memo;
-    sample_vertices(&s);
+    s->memo = &memo;
+    sample_vertices(s);
     for (int t = 0; t < m->nface; t++) {
       const int* fv = m->face + 3 * t;
-      sample_triangle(&s, fv[0], fv[1], fv[2]);
+      sample_triangle(s, fv[0], fv[1], fv[2]);
     }
-    if (two_way) emit_flat_vertices(&s);
+    finish_triangles(s);
+    if (two_way) emit_flat_vertices(s);
     return;
   }
   if (x->type == TF_GEOM_HULL) {
     const tf_hull_view* h = &x->hull;
-    if (h->nvert <= 0 || !sampled_near(&s, h->rbound)) return;
-    s.vert = h->vert;
-    s.nvert = h->nvert;
-    sample_vertices(&s);
+    if (h->nvert <= 0 || !sampled_near(s, h->rbound)) return;
+    s->vert = h->vert;
+    s->nvert = h->nvert;
+    sample_vertices(s);
     for (int fi = 0; fi < h->nface; fi++) {
       const int* fv = h->face_vert + h->face_vertadr[fi];
-      for (int k = 1; k + 1 < h->face_vertnum[fi]; k++)
-        sample_triangle(&s, fv[0], fv[k], fv[k + 1]);
+      for (int k = 1; k + 1 < h->face_vertnum[fi]; k++) sample_triangle(s, fv[0], fv[k], fv[k + 1]);
     }
+    finish_triangles(s);
     return;
   }
   double vert[3 * TF_PRIM_MESH_MAX_VERT];
@@ -1037,13 +1181,26 @@ static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape
   double rbound = norm3(x->size);
   if (x->type == TF_GEOM_CAPSULE) rbound = x->size[0] + x->size[1];
   if (x->type == TF_GEOM_SPHERE) rbound = x->size[0];
-  if (!sampled_near(&s, rbound)) return;
-  s.vert = vert;
-  s.nvert = tf_primitive_mesh(vert, face, &nface, x->type, x->size, TF_SDF_SAMPLE_SPACING);
-  sample_vertices(&s);
-  for (int t = 0; t < nface; t++)
-    sample_triangle(&s, face[3 * t], face[3 * t + 1], face[3 * t + 2]);
-  if (s.curved) refine_vertex_minima(&s);
+  if (!sampled_near(s, rbound)) return;
+  s->vert = vert;
+  s->nvert = tf_primitive_mesh(vert, face, &nface, x->type, x->size, TF_SDF_SAMPLE_SPACING);
+  sample_vertices(s);
+  for (int t = 0; t < nface; t++) sample_triangle(s, face[3 * t], face[3 * t + 1], face[3 * t + 2]);
+  finish_triangles(s);
+  if (s->curved) refine_vertex_minima(s);
+}
+
+static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape* x, double margin,
+                         double sign, int two_way) {
+  vertex_cache cache;
+  pending_points pending;
+  triangle_batch batch;
+  sampler s;
+  sampler_init(&s, f, x, margin, sign, &cache, &pending, red);
+  batch.n = 0;
+  s.batch = &batch;
+  sample_passes(&s, x, two_way);
+  flush(&s);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1072,7 +1229,7 @@ static int two_way_pair(const tf_shape* a, const tf_shape* b) {
 static void sample_two_way(tf_contact_reducer* red, const tf_shape* a, const tf_shape* b,
                            double margin) {
   field fa, fb;
-  tf_reduce_init(red, b->mat, fmax(slab_width(&a->sdf), slab_width(&b->sdf)));
+  tf_reduce_init_local(red, b->mat, b->pos, fmax(slab_width(&a->sdf), slab_width(&b->sdf)));
   field_init(&fb, b, FIELD_SDF);
   sample_shape(red, &fb, a, margin, -1, 1);
   field_init(&fa, a, FIELD_SDF);
@@ -1084,7 +1241,7 @@ int tf_collide_primitive_mesh(const tf_shape* a, const tf_shape* mesh, double ma
   tf_contact_reducer red;
   field f;
   field_init(&f, a, FIELD_PRIMITIVE);
-  tf_reduce_init(&red, a->mat, 0);
+  tf_reduce_init_local(&red, a->mat, a->pos, 0);
   sample_shape(&red, &f, mesh, margin, 1, 0);
   return finish(out, &red, cap, candidates);
 }
@@ -1095,11 +1252,11 @@ int tf_collide_hull_mesh(const tf_shape* hull, const tf_shape* mesh, double marg
   field f;
   if (sdf_present(&mesh->sdf)) {
     field_init(&f, mesh, FIELD_SDF);
-    tf_reduce_init(&red, mesh->mat, slab_width(&mesh->sdf));
+    tf_reduce_init_local(&red, mesh->mat, mesh->pos, slab_width(&mesh->sdf));
     sample_shape(&red, &f, hull, margin, -1, 0);
   } else {
     field_init(&f, hull, FIELD_HULL);
-    tf_reduce_init(&red, hull->mat, 0);
+    tf_reduce_init_local(&red, hull->mat, hull->pos, 0);
     sample_shape(&red, &f, mesh, margin, 1, 0);
   }
   return finish(out, &red, cap, candidates);
@@ -1113,11 +1270,11 @@ int tf_collide_mesh_mesh(const tf_shape* a, const tf_shape* b, double margin, in
     sample_two_way(&red, a, b, margin);
   } else if (sdf_present(&b->sdf)) {
     field_init(&f, b, FIELD_SDF);
-    tf_reduce_init(&red, b->mat, slab_width(&b->sdf));
+    tf_reduce_init_local(&red, b->mat, b->pos, slab_width(&b->sdf));
     sample_shape(&red, &f, a, margin, -1, 0);
   } else if (sdf_present(&a->sdf)) {
     field_init(&f, a, FIELD_SDF);
-    tf_reduce_init(&red, a->mat, slab_width(&a->sdf));
+    tf_reduce_init_local(&red, a->mat, a->pos, slab_width(&a->sdf));
     sample_shape(&red, &f, b, margin, 1, 0);
   } else {
     tf_reduce_init(&red, NULL, 0);  // neither carries a baked SDF: nothing to measure
@@ -1130,12 +1287,15 @@ int tf_collide_plane_sdf(const tf_shape* plane, const tf_shape* sdf, double marg
   tf_contact_reducer red;
   field fp, fs;
   field_init(&fp, plane, FIELD_PRIMITIVE);
-  tf_reduce_init(&red, plane->mat, slab_width(&sdf->sdf));
   if (sdf->mesh.nvert > 0) {
+    tf_reduce_init_local(&red, plane->mat, plane->pos, slab_width(&sdf->sdf));
     sample_shape(&red, &fp, sdf, margin, 1, 0);
   } else if (sdf_present(&sdf->sdf)) {
+    tf_reduce_init(&red, plane->mat, slab_width(&sdf->sdf));  // the descent's points are world
     field_init(&fs, sdf, FIELD_SDF);
     tf_sdf_descend_fields(&red, &fp, &fs, margin, sdf->sdf.feature_size);
+  } else {
+    tf_reduce_init(&red, NULL, 0);  // nothing to measure
   }
   return finish(out, &red, cap, candidates);
 }
@@ -1166,7 +1326,7 @@ int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, 
     return 1;
   }
   field_init(&f, sdf, FIELD_SDF);
-  tf_reduce_init(&red, sdf->mat, slab_width(&sdf->sdf));
+  tf_reduce_init_local(&red, sdf->mat, sdf->pos, slab_width(&sdf->sdf));
   sample_shape(&red, &f, a, margin, -1, 0);
   return finish(out, &red, cap, candidates);
 }

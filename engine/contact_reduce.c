@@ -17,8 +17,11 @@
 // for the cyclic permutation k has the signs of m and the value
 // (|m_k| + phi |m_k+1| + phi^2 |m_k+2|) / (2 phi); the largest of these four wins (ties: the
 // lower bin, as a search in bin order would give). Only maxima are kept, so candidates stream
-// through in O(1) memory per bin, and ties keep the first arrival: the same candidates in the
-// same order give the same bytes. A bin sets up its tangent axes when its first candidate
+// through in O(1) memory per bin. An extreme's tie (a ring of a part coaxial with the field, in
+// the field's own frame, has every point equally far along the axis) goes to the normal nearer
+// the bin's direction, the patch's own (a shaft's far side in a bore keeps the row facing
+// straight across), then to the first arrival: the same candidates in the same order give the
+// same bytes. A bin sets up its tangent axes when its first candidate
 // arrives, so an empty reducer costs nothing to start. Over the cap, the bin holding the most
 // points loses its last extreme (the priority order is +-u0, +-u90, +-u45, +-u135, so what is left
 // still spans the patch); single-point bins go shallowest first.
@@ -26,15 +29,21 @@
 // Slabs. A bin of a repeated feature spans every copy of it: one normal bin of a helical thread
 // flank holds that flank on every turn, and its extremes land on the outer turns, so the middle
 // turns lose their rows and the nut rocks on its end turns. With a slab width w (the caller's
-// feature size, half a thread's pitch), a candidate at offset o = d_b . pos (d_b in world) has
-// the slab key k = floor(o / w), and each bin also keeps the deepest candidate per key in a
-// fixed table of 16 entries (open addressing on k, linear probing from k mod 16; when full, the
-// candidate goes to the entry with the nearest key, ties the lower key, keeping the deeper
-// point). Every turn of the flank then has a row of its own. Output per bin: the deepest, the
-// slab rows by key, the extremes (rows equal to one already written count once). Over the cap
-// extremes go first (as above), then slab rows (from the bin holding the most, its shallowest
-// first), and only then the deepest: a repeated feature keeps a row per copy before the outline
-// of its patch. Still O(1) memory and first-arrival ties, so still the same bytes.
+// feature size, half a thread's pitch), a candidate at offset o = d_b . pos (in the
+// candidates' axes) has the slab key k = floor(o / w), and each bin also keeps the deepest
+// candidate per key in a fixed table of 16 entries (open addressing on k, linear probing from
+// k mod 16; when full, the candidate goes to the entry with the nearest key, ties the lower
+// key, keeping the deeper point). Every turn of the flank then has a row of its own. Output per
+// bin: the deepest, the slab rows by key, the extremes (rows equal to one already written count
+// once). Over the cap extremes go first (as above), then slab rows (from the bin holding the most,
+// its shallowest first), and only then the deepest: a repeated feature keeps a row per copy before
+// the outline of its patch. Still O(1) memory and first-arrival ties, so still the same bytes.
+//
+// Frames. A world reducer takes world points and turns each normal into the bins' frame. A
+// local one (tf_reduce_init_local: the sampling pairs, which measure in a field's geom frame)
+// takes points in the bins' frame itself, keeps its bins' axes there, and turns only the
+// points it writes to world: three rotations a candidate fewer. Its slab offsets are from the
+// frame's origin, so a thread's slabs are fixed on the part.
 #include "contact_reduce.h"
 
 #include <assert.h>
@@ -92,27 +101,48 @@ void tf_reduce_init(tf_contact_reducer* r, const double frame[9], double slab_wi
   static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   assert(slab_width >= 0);
   memcpy(r->frame, frame ? frame : identity, sizeof(r->frame));
+  r->origin[0] = r->origin[1] = r->origin[2] = 0;
+  r->local = 0;
   r->slab_width = isfinite(slab_width) ? slab_width : 0;
+  r->inv_slab_width = r->slab_width > 0 ? 1 / r->slab_width : 0;
   for (int b = 0; b < TF_REDUCE_NBIN; b++) r->bin[b].count = 0;
   r->ncandidate = 0;
 }
 
-// a bin's tangent axes in world axes, made when its first candidate arrives
+void tf_reduce_init_local(tf_contact_reducer* r, const double frame[9], const double origin[3],
+                          double slab_width) {
+  tf_reduce_init(r, frame, slab_width);
+  memcpy(r->origin, origin, sizeof(r->origin));
+  r->local = 1;
+}
+
+// a bin's tangent axes and direction in the candidates' axes, made when its first one arrives
 static void bin_setup(tf_contact_reducer* r, int b) {
   double d[3], axis[TF_REDUCE_NAXIS][3];
   tf_reduce_bin_direction(d, b);
   bin_axes(axis, d);
-  for (int k = 0; k < TF_REDUCE_NAXIS; k++) tf_mat3_mul_vec(r->axis[b][k], r->frame, axis[k]);
-  tf_mat3_mul_vec(r->dir[b], r->frame, d);
+  // in the candidates' own axes: the frame's for a local reducer, the world's else
+  for (int k = 0; k < TF_REDUCE_NAXIS; k++) {
+    if (r->local) {
+      memcpy(r->axis[b][k], axis[k], sizeof(axis[k]));
+    } else {
+      tf_mat3_mul_vec(r->axis[b][k], r->frame, axis[k]);
+    }
+  }
+  if (r->local) {
+    memcpy(r->dir[b], d, sizeof(d));
+  } else {
+    tf_mat3_mul_vec(r->dir[b], r->frame, d);
+  }
   r->bin[b].nslab = 0;
   r->bin[b].used = 0;
 }
 
 // the deepest candidate per slab key: its own entry, a free one, or (table full) the entry
 // with the nearest key, so a bin's memory stays fixed whatever the candidates
-static void slab_add(tf_reduce_bin* bin, const double dir[3], double width,
+static void slab_add(tf_reduce_bin* bin, const double dir[3], double inv_width,
                      const tf_contact_point* c) {
-  double q = dot3(dir, c->pos) / width;
+  double q = dot3(dir, c->pos) * inv_width;
   // keys fit a long long whatever the scale (finite here: tf_reduce_add checked the point;
   // comparisons, not the library's fmin / fmax calls, on this once-per-candidate path), and
   // the floor by truncation, corrected below zero (the same key, without a library call)
@@ -166,35 +196,51 @@ static int bin_of(const double m[3]) {
 
 void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c) {
   r->ncandidate++;
-  if (!isfinite(c->dist) || !isfinite(c->pos[0] + c->pos[1] + c->pos[2]) ||
-      !isfinite(c->normal[0] + c->normal[1] + c->normal[2]))
-    return;
-  // the normal in the bins' frame: frame^T n
-  const double* f = r->frame;
+  // every field finite: a product by zero is 0 for a finite value and NaN for an infinite or
+  // NaN one, which the sum carries (one test on this once-per-candidate path, no overflow)
+  const double* p = c->pos;
   const double* n = c->normal;
-  double m[3] = {f[0] * n[0] + f[3] * n[1] + f[6] * n[2], f[1] * n[0] + f[4] * n[1] + f[7] * n[2],
-                 f[2] * n[0] + f[5] * n[1] + f[8] * n[2]};
-  int best = bin_of(m);
+  double zero = (c->dist * 0 + p[0] * 0) + (p[1] * 0 + p[2] * 0) + (n[0] * 0 + n[1] * 0) + n[2] * 0;
+  if (!(zero == 0)) return;
+  // the normal in the bins' frame: as given (local), else frame^T n
+  int best;
+  if (r->local) {
+    best = bin_of(n);
+  } else {
+    const double* f = r->frame;
+    double m[3] = {f[0] * n[0] + f[3] * n[1] + f[6] * n[2], f[1] * n[0] + f[4] * n[1] + f[7] * n[2],
+                   f[2] * n[0] + f[5] * n[1] + f[8] * n[2]};
+    best = bin_of(m);
+  }
   tf_reduce_bin* bin = r->bin + best;
   const double(*axis)[3] = r->axis[best];
   if (bin->count++ == 0) {
     bin_setup(r, best);
     bin->deepest = *c;
+    double facing = dot3(c->normal, r->dir[best]);
     for (int k = 0; k < TF_REDUCE_NAXIS; k++) {
       double s = dot3(c->pos, axis[k]);
       bin->extreme[2 * k] = bin->extreme[2 * k + 1] = *c;
       bin->score[2 * k] = s;
       bin->score[2 * k + 1] = -s;
+      bin->facing[2 * k] = bin->facing[2 * k + 1] = facing;
     }
-    if (r->slab_width > 0) slab_add(bin, r->dir[best], r->slab_width, c);
+    if (r->slab_width > 0) slab_add(bin, r->dir[best], r->inv_slab_width, c);
     return;
   }
-  if (r->slab_width > 0) slab_add(bin, r->dir[best], r->slab_width, c);
+  if (r->slab_width > 0) slab_add(bin, r->dir[best], r->inv_slab_width, c);
   if (c->dist < bin->deepest.dist) bin->deepest = *c;
+  // an extreme's tie (points equally far along a tangent axis: a ring of a part coaxial with
+  // the field, in the field's own frame) goes to the normal facing the bin's direction more,
+  // the patch's own; then to the first arrival
+  double facing = dot3(c->normal, r->dir[best]);
   for (int k = 0; k < TF_REDUCE_NAXIS; k++) {
     double s = dot3(c->pos, axis[k]);
-    if (s > bin->score[2 * k]) bin->score[2 * k] = s, bin->extreme[2 * k] = *c;
-    if (-s > bin->score[2 * k + 1]) bin->score[2 * k + 1] = -s, bin->extreme[2 * k + 1] = *c;
+    for (int side = 0; side < 2; side++, s = -s) {
+      int e = 2 * k + side;
+      if (s > bin->score[e] || (s == bin->score[e] && facing > bin->facing[e]))
+        bin->score[e] = s, bin->facing[e] = facing, bin->extreme[e] = *c;
+    }
   }
 }
 
@@ -297,7 +343,21 @@ int tf_reduce_finish(tf_contact_point* out, const tf_contact_reducer* r, int cap
   }
   int n = 0;
   for (int b = 0; b < TF_REDUCE_NBIN; b++) {
-    for (int i = 0; i < keep[b]; i++) out[n++] = *pts[b][i];
+    for (int i = 0; i < keep[b]; i++) {
+      const tf_contact_point* c = pts[b][i];
+      if (!r->local) {
+        out[n++] = *c;
+        continue;
+      }
+      // a local reducer's points to world (padding zeroed: the same bytes every time)
+      tf_contact_point* w = out + n++;
+      memset(w, 0, sizeof(*w));
+      tf_mat3_mul_vec(w->pos, r->frame, c->pos);
+      for (int k = 0; k < 3; k++) w->pos[k] += r->origin[k];
+      tf_mat3_mul_vec(w->normal, r->frame, c->normal);
+      w->dist = c->dist;
+      w->side = c->side;
+    }
   }
   if (counts) {
     counts->candidates = r->ncandidate;

@@ -25,14 +25,18 @@ typedef struct tf_reduce_bin {
   tf_contact_point slab[TF_REDUCE_NSLAB];
   tf_contact_point deepest;
   tf_contact_point extreme[2 * TF_REDUCE_NAXIS];  // +axis k at 2k, -axis k at 2k + 1
-  double score[2 * TF_REDUCE_NAXIS];
+  double score[2 * TF_REDUCE_NAXIS];              // the extremes' offsets along their axes
+  double facing[2 * TF_REDUCE_NAXIS];             // their normals . the bin's direction (ties)
 } tf_reduce_bin;
 
 typedef struct tf_contact_reducer {
-  double frame[9];                                  // the bins' frame (world orientation)
-  double axis[TF_REDUCE_NBIN][TF_REDUCE_NAXIS][3];  // tangent axes (world) of occupied bins
-  double dir[TF_REDUCE_NBIN][3];                    // directions (world) of occupied bins
+  double frame[9];   // the bins' frame (world orientation)
+  double origin[3];  // its origin (world; local reducers only)
+  int local;         // candidates come in the bins' frame (tf_reduce_init_local), else world
+  double axis[TF_REDUCE_NBIN][TF_REDUCE_NAXIS][3];  // tangent axes of occupied bins (as points)
+  double dir[TF_REDUCE_NBIN][3];                    // directions of occupied bins (as points)
   double slab_width;                                // m; 0: no slab rows
+  double inv_slab_width;                            // 1 / slab_width (0: none)
   tf_reduce_bin bin[TF_REDUCE_NBIN];
   int ncandidate;  // candidates added, the non-finite ones included
 } tf_contact_reducer;
@@ -54,7 +58,15 @@ void tf_reduce_bin_direction(double dir[3], int b);
 // turn of a flank keeps rows
 void tf_reduce_init(tf_contact_reducer* r, const double frame[9], double slab_width);
 
-// one candidate (world); non-finite ones are counted and ignored
+// the same, for candidates given in the bins' frame itself (rotation frame, origin at world
+// point origin): the sampling pairs measure in a field's geom frame, and handing their points
+// over as they are saves three rotations a candidate; tf_reduce_finish writes world points.
+// Slabs are then fixed in that frame too (offsets from its origin)
+void tf_reduce_init_local(tf_contact_reducer* r, const double frame[9], const double origin[3],
+                          double slab_width);
+
+// one candidate (world, or the bins' frame for a local reducer); non-finite ones are counted
+// and ignored
 void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c);
 
 // writes at most cap (>= 1) points into out (room for min(cap, TF_REDUCE_MAX_KEEP)): per
