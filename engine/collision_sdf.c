@@ -1059,7 +1059,9 @@ static int triangle_prepare(const sampler* s, int i0, int i1, int i2, triangle_j
   }
   if (!placed) {
     for (int j = 0; j < 3; j++) cached_position(P[j], s, idx[j]);
-    if (box_apart(s->f, (const double(*)[3])P, s->margin)) return 0;
+    // an evaluated vertex lies within margin of the field's box (box_gap), so along every
+    // axis too, and the triangle's box with it: the test can only fail where one was not
+    if (!modelled && box_apart(s->f, (const double(*)[3])P, s->margin)) return 0;
   }
   double* nrm = job->nrm;
   sub3(job->E1, P[(k + 1) % 3], P[k]);

@@ -196,12 +196,12 @@ static int bin_of(const double m[3]) {
 
 void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c) {
   r->ncandidate++;
-  // every field finite: a product by zero is 0 for a finite value and NaN for an infinite or
-  // NaN one, which the sum carries (one test on this once-per-candidate path, no overflow)
+  // every field finite: an infinite or NaN one makes the sum so, and sum - sum is then NaN (one
+  // test on this once-per-candidate path; a point whose sum overflows is no contact either)
   const double* p = c->pos;
   const double* n = c->normal;
-  double zero = (c->dist * 0 + p[0] * 0) + (p[1] * 0 + p[2] * 0) + (n[0] * 0 + n[1] * 0) + n[2] * 0;
-  if (!(zero == 0)) return;
+  double sum = c->dist + (p[0] + p[1] + p[2]) + (n[0] + n[1] + n[2]);
+  if (!(sum - sum == 0)) return;
   // the normal in the bins' frame: as given (local), else frame^T n
   int best;
   if (r->local) {
@@ -221,8 +221,7 @@ void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c) {
     for (int k = 0; k < TF_REDUCE_NAXIS; k++) {
       double s = dot3(c->pos, axis[k]);
       bin->extreme[2 * k] = bin->extreme[2 * k + 1] = *c;
-      bin->score[2 * k] = s;
-      bin->score[2 * k + 1] = -s;
+      bin->offset[2 * k] = bin->offset[2 * k + 1] = s;
       bin->facing[2 * k] = bin->facing[2 * k + 1] = facing;
     }
     if (r->slab_width > 0) slab_add(bin, r->dir[best], r->inv_slab_width, c);
@@ -235,12 +234,11 @@ void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c) {
   // the patch's own; then to the first arrival
   double facing = dot3(c->normal, r->dir[best]);
   for (int k = 0; k < TF_REDUCE_NAXIS; k++) {
-    double s = dot3(c->pos, axis[k]);
-    for (int side = 0; side < 2; side++, s = -s) {
-      int e = 2 * k + side;
-      if (s > bin->score[e] || (s == bin->score[e] && facing > bin->facing[e]))
-        bin->score[e] = s, bin->facing[e] = facing, bin->extreme[e] = *c;
-    }
+    double s = dot3(c->pos, axis[k]), *o = bin->offset + 2 * k, *f = bin->facing + 2 * k;
+    // (inside the running range, the usual case, costs one test per end)
+    if (s >= o[0] && (s > o[0] || facing > f[0])) o[0] = s, f[0] = facing, bin->extreme[2 * k] = *c;
+    if (s <= o[1] && (s < o[1] || facing > f[1]))
+      o[1] = s, f[1] = facing, bin->extreme[2 * k + 1] = *c;
   }
 }
 

@@ -25,8 +25,8 @@ typedef struct tf_reduce_bin {
   tf_contact_point slab[TF_REDUCE_NSLAB];
   tf_contact_point deepest;
   tf_contact_point extreme[2 * TF_REDUCE_NAXIS];  // +axis k at 2k, -axis k at 2k + 1
-  double score[2 * TF_REDUCE_NAXIS];              // the extremes' offsets along their axes
-  double facing[2 * TF_REDUCE_NAXIS];             // their normals . the bin's direction (ties)
+  double offset[2 * TF_REDUCE_NAXIS];  // the extremes' offsets along their axes: max, min
+  double facing[2 * TF_REDUCE_NAXIS];  // their normals . the bin's direction (ties)
 } tf_reduce_bin;
 
 typedef struct tf_contact_reducer {
