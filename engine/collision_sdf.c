@@ -192,7 +192,7 @@ typedef struct edge_memo {
 #define PENDING 64
 typedef struct pending_points {
   int n;
-  double p[PENDING][3], g[PENDING][3], phi[PENDING];
+  tf_contact_point c[PENDING];  // in the reducer's frame
 } pending_points;
 
 typedef struct sampler {
@@ -270,42 +270,35 @@ static void cached_position(double p[3], const sampler* s, int i) {
   }
 }
 
-// writes the candidate at x's surface point p (field frame) with value phi, unit gradient g
-// (in the reducer's frame, which writes world points at its end; it zeroes their padding)
-static void hand_over(const sampler* s, const double p[3], double phi, const double g[3]) {
-  tf_contact_point c;
-  double mid[3];
-  for (int k = 0; k < 3; k++) mid[k] = p[k] - 0.5 * phi * g[k];
-  if (s->red_same) {
-    copy3(c.pos, mid);
-    scale3(c.normal, g, s->sign);
-  } else {
-    double n[3];
-    matvec(c.pos, s->red_rot, mid);
-    add3(c.pos, c.pos, s->red_off);
-    matvec(n, s->red_rot, g);
-    scale3(c.normal, n, s->sign);
-  }
-  c.dist = phi;
-  // a one-way pair's sampled surface is implied by the pair; a two-way pair's is per point
-  c.side = s->two_way ? (s->sign < 0 ? -1 : 1) : 0;
-  tf_reduce_add(s->red, &c);
-}
-
-// the pending candidates into the reducer, in their order
+// the pending candidates into the reducer, in their order (points in its frame: it writes
+// world points at its end, and zeroes their padding)
 static void flush(const sampler* s) {
   pending_points* q = s->pending;
-  for (int i = 0; i < q->n; i++) hand_over(s, q->p[i], q->phi[i], q->g[i]);
+  for (int i = 0; i < q->n; i++) tf_reduce_add(s->red, q->c + i);
   q->n = 0;
 }
 
-// a candidate when under margin (handed to the reducer in blocks, see pending_points)
+// a candidate when under margin, at x's surface point p (field frame) with value phi and unit
+// gradient g (handed to the reducer in blocks, see pending_points)
 static void emit(const sampler* s, const double p[3], double phi, const double g[3]) {
   if (!(phi < s->margin)) return;
   pending_points* q = s->pending;
-  copy3(q->p[q->n], p);
-  copy3(q->g[q->n], g);
-  q->phi[q->n] = phi;
+  tf_contact_point* c = q->c + q->n;
+  double mid[3];
+  for (int k = 0; k < 3; k++) mid[k] = p[k] - 0.5 * phi * g[k];
+  if (s->red_same) {
+    copy3(c->pos, mid);
+    scale3(c->normal, g, s->sign);
+  } else {
+    double n[3];
+    matvec(c->pos, s->red_rot, mid);
+    add3(c->pos, c->pos, s->red_off);
+    matvec(n, s->red_rot, g);
+    scale3(c->normal, n, s->sign);
+  }
+  c->dist = phi;
+  // a one-way pair's sampled surface is implied by the pair; a two-way pair's is per point
+  c->side = s->two_way ? (s->sign < 0 ? -1 : 1) : 0;
   if (++q->n == PENDING) flush(s);
 }
 
