@@ -214,6 +214,21 @@ typedef struct sampler {
   double red_rot[9], red_off[3];  // the field's geom frame -> the reducer's frame
 } sampler;
 
+// frame b (rotation Rb, origin tb) seen from frame a: rot = Ra^T Rb, off = Ra^T (tb - ta)
+static void relative_pose(double rot[9], double off[3], const double Ra[9], const double ta[3],
+                          const double Rb[9], const double tb[3]) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      double v = 0;
+      for (int k = 0; k < 3; k++) v += Ra[3 * k + i] * Rb[3 * k + j];
+      rot[3 * i + j] = v;
+    }
+  }
+  double rel[3];
+  sub3(rel, tb, ta);
+  matvec_t(off, Ra, rel);
+}
+
 // the sampled shape's pose relative to the field, computed once per pair
 static void sampler_init(sampler* s, const field* f, const tf_shape* x, double margin, double sign,
                          vertex_cache* cache, pending_points* pending, tf_contact_reducer* red) {
@@ -227,30 +242,12 @@ static void sampler_init(sampler* s, const field* f, const tf_shape* x, double m
   s->cache = cache;
   s->red = red;
   const tf_shape* fs = f->shape;
-  double rel[3];
-  // rot = Rf^T Rx, off = Rf^T (tx - tf)
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      double v = 0;
-      for (int k = 0; k < 3; k++) v += fs->mat[3 * k + i] * x->mat[3 * k + j];
-      s->rot[3 * i + j] = v;
-    }
-  }
-  sub3(rel, x->pos, fs->pos);
-  matvec_t(s->off, fs->mat, rel);
+  relative_pose(s->rot, s->off, fs->mat, fs->pos, x->mat, x->pos);
   // the reducer's frame: the field's own for every pair but the second pass of a two-way one
   assert(red->local);
   s->red_same = memcmp(red->frame, fs->mat, sizeof(red->frame)) == 0 &&
                 memcmp(red->origin, fs->pos, sizeof(red->origin)) == 0;
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      double v = 0;
-      for (int k = 0; k < 3; k++) v += red->frame[3 * k + i] * fs->mat[3 * k + j];
-      s->red_rot[3 * i + j] = v;
-    }
-  }
-  sub3(rel, fs->pos, red->origin);
-  matvec_t(s->red_off, red->frame, rel);
+  relative_pose(s->red_rot, s->red_off, red->frame, red->origin, fs->mat, fs->pos);
   s->curved =
       x->type == TF_GEOM_SPHERE || x->type == TF_GEOM_CAPSULE || x->type == TF_GEOM_CYLINDER;
 }
@@ -1195,7 +1192,7 @@ static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape
   batch.n = 0;
   s.batch = &batch;
   sample_passes(&s, x, two_way);
-  flush(&s);
+  flush(&s);  // (the pending points and the reducer only: the passes' own arrays are gone)
 }
 
 // ---------------------------------------------------------------------------------------------

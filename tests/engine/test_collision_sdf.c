@@ -1028,6 +1028,66 @@ static void test_reduce_bins(void** state) {
   }
 }
 
+// a local reducer (points in a frame) writes world points: the frame's rotation and origin
+// applied, and the same rows as a world reducer fed the same points in world coordinates
+static void test_reduce_local_frame(void** state) {
+  (void)state;
+  double frame[9], origin[3] = {0.3, -0.2, 0.1};
+  rotation(frame, 0.2, 1, -0.4, 0.9);
+  static tf_contact_reducer local, world;
+  tf_reduce_init_local(&local, frame, origin, 0);
+  tf_reduce_init(&world, frame, 0);
+  test_rng rng = {5};
+  for (int i = 0; i < 200; i++) {
+    tf_contact_point c = {{0, 0, 0}, {0, 0, 0}, rng_uniform(&rng, -1e-4, 1e-4)}, w = c;
+    for (int k = 0; k < 3; k++) {
+      c.pos[k] = rng_uniform(&rng, -0.01, 0.01);
+      c.normal[k] = rng_uniform(&rng, -1, 1);
+    }
+    tf_vec3_normalize(c.normal);
+    tf_mat3_mul_vec(w.pos, frame, c.pos);
+    tf_vec3_add(w.pos, w.pos, origin);
+    tf_mat3_mul_vec(w.normal, frame, c.normal);
+    tf_reduce_add(&local, &c);
+    tf_reduce_add(&world, &w);
+  }
+  tf_contact_point a[TF_REDUCE_MAX_KEEP], b[TF_REDUCE_MAX_KEEP];
+  int na = tf_reduce_finish(a, &local, TF_REDUCE_MAX_KEEP, NULL);
+  int nb = tf_reduce_finish(b, &world, TF_REDUCE_MAX_KEEP, NULL);
+  assert_int_equal(na, nb);
+  for (int i = 0; i < na; i++) {
+    for (int k = 0; k < 3; k++) {
+      assert_near(a[i].pos[k], b[i].pos[k], 1e-15);
+      assert_near(a[i].normal[k], b[i].normal[k], 1e-14);
+    }
+    assert_true(a[i].dist == b[i].dist);
+  }
+}
+
+// points equally far along a bin's tangent axis: the extreme kept is the one whose normal
+// faces the bin's direction most (a ring of a coaxial shaft keeps its row facing straight
+// across), whichever arrives first
+static void test_reduce_extreme_tie(void** state) {
+  (void)state;
+  for (int order = 0; order < 2; order++) {
+    static tf_contact_reducer r;
+    tf_reduce_init_local(&r, identity, (double[3]){0, 0, 0}, 0);
+    // bin +x; three points on the plane x = 0.01 with the same z: the middle one faces +x
+    const double lean = 0.2;
+    tf_contact_point side0 = {{0.01, -0.001, 0.005}, {cos(lean), -sin(lean), 0}, 1e-5};
+    tf_contact_point mid = {{0.01, 0, 0.005}, {1, 0, 0}, 2e-5};
+    tf_contact_point side1 = {{0.01, 0.001, 0.005}, {cos(lean), sin(lean), 0}, 1e-5};
+    const tf_contact_point* seq[3] = {&side0, &mid, &side1};
+    if (order) seq[0] = &mid, seq[1] = &side0;
+    for (int i = 0; i < 3; i++) tf_reduce_add(&r, seq[i]);
+    tf_contact_point out[TF_REDUCE_MAX_KEEP];
+    int n = tf_reduce_finish(out, &r, TF_REDUCE_MAX_KEEP, NULL);
+    int facing = 0;
+    for (int i = 0; i < n; i++) facing |= out[i].normal[0] == 1;
+    assert_true(facing);  // kept as the +-z extreme (all three tie there)
+  }
+}
+
 // a sphere SDF that counts its evaluations (the test's own counter)
 typedef struct counted_sphere {
   sphere_param sphere;
@@ -1217,7 +1277,8 @@ int main(void) {
       cmocka_unit_test(test_reduce_order),          cmocka_unit_test(test_bowl_settle),
       cmocka_unit_test(test_two_way_edge),          cmocka_unit_test(test_two_way_floor),
       cmocka_unit_test(test_triangle_descent),      cmocka_unit_test(test_shared_edge_once),
-      cmocka_unit_test(test_unit_gradient_checked),
+      cmocka_unit_test(test_unit_gradient_checked), cmocka_unit_test(test_reduce_local_frame),
+      cmocka_unit_test(test_reduce_extreme_tie),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
