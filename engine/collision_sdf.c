@@ -1131,7 +1131,8 @@ static int sampled_near(const sampler* s, double rbound) {
 // x's surface samples against field f: x's own mesh (meshes, an SDF's surface mesh), its faces
 // (hulls) or its tessellation (primitives); two_way: the other pass samples f's shape in x's
 // field (meshes only)
-// the passes over x's surface (a mesh, a hull's faces or a primitive's tessellation)
+// the passes over x's surface (a mesh, a hull's faces or a primitive's tessellation), each
+// ending with its last candidates handed to the reducer (while its own arrays still exist)
 static void sample_passes(sampler* s, const tf_shape* x, int two_way) {
   if (x->type == TF_GEOM_MESH || x->type == TF_GEOM_SDF) {
     const tf_mesh_view* m = &x->mesh;
@@ -1153,6 +1154,7 @@ static void sample_passes(sampler* s, const tf_shape* x, int two_way) {
     }
     finish_triangles(s);
     if (two_way) emit_flat_vertices(s);
+    flush(s);
     return;
   }
   if (x->type == TF_GEOM_HULL) {
@@ -1166,6 +1168,7 @@ static void sample_passes(sampler* s, const tf_shape* x, int two_way) {
       for (int k = 1; k + 1 < h->face_vertnum[fi]; k++) sample_triangle(s, fv[0], fv[k], fv[k + 1]);
     }
     finish_triangles(s);
+    flush(s);
     return;
   }
   double vert[3 * TF_PRIM_MESH_MAX_VERT];
@@ -1180,6 +1183,7 @@ static void sample_passes(sampler* s, const tf_shape* x, int two_way) {
   for (int t = 0; t < nface; t++) sample_triangle(s, face[3 * t], face[3 * t + 1], face[3 * t + 2]);
   finish_triangles(s);
   if (s->curved) refine_vertex_minima(s);
+  flush(s);
 }
 
 static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape* x, double margin,
@@ -1189,10 +1193,9 @@ static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape
   triangle_batch batch;
   sampler s;
   sampler_init(&s, f, x, margin, sign, &cache, &pending, red);
-  batch.n = 0;
+  batch.n = 0;  // (the batch's type is defined after the sampler's)
   s.batch = &batch;
   sample_passes(&s, x, two_way);
-  flush(&s);  // (the pending points and the reducer only: the passes' own arrays are gone)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@
 // bin: the deepest, the slab rows by key, the extremes (rows equal to one already written count
 // once). Over the cap extremes go first (as above), then slab rows (from the bin holding the most,
 // its shallowest first), and only then the deepest: a repeated feature keeps a row per copy before
-// the outline of its patch. Still O(1) memory and first-arrival ties, so still the same bytes.
+// the outline of its patch. Still O(1) memory and ties settled by arrival, so still the same bytes.
 //
 // Frames. A world reducer takes world points and turns each normal into the bins' frame. A
 // local one (tf_reduce_init_local: the sampling pairs, which measure in a field's geom frame)
