@@ -61,19 +61,19 @@ $(BUILD)/obj/%.o: %.c
 	@echo "cc $<"
 	@$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# ---- profile-guided optimisation of the contact hot path (PGO=0: off; on by default with
-# GCC 11 or later). The files below are compiled instrumented into $(BUILD)/pgo, linked into
+# ---- profile-guided optimisation of the engine and the parts (PGO=0: off; on by default
+# with GCC 11 or later). Their files are compiled instrumented into $(BUILD)/pgo, linked into
 # a copy of the CLI, trained on short runs of every task (scripts/pgo_train.sh), and compiled
 # again with the counts. GCC then lays out their branches, inlines and devirtualises the SDF
 # call along the measured paths; the floating-point operations are the same (no fast-math,
 # no contraction), so the results are the same bytes. Code the runs never reach stays
 # optimised as usual (-fprofile-partial-training). Both compiles name the same auxiliary
 # base (-dumpdir, -dumpbase: GCC keys a static function's profile to it), so the counts of
-# the instrumented object fit the final one. About 10 % off a seated nut's mesh x SDF pair.
+# the instrumented object fit the final one. About 9 % off a seated nut's mesh x SDF pair and
+# 15 % off the gears' solve (README).
 PGO ?= $(shell v=$$($(CC) -dumpfullversion 2>/dev/null); [ "$${v%%.*}" -ge 11 ] 2>/dev/null && \
   $(CC) -fprofile-partial-training -E -x c /dev/null >/dev/null 2>&1 && echo 1 || echo 0)
-PGO_SRC := engine/collision_sdf.c engine/collision_sdf_descent.c engine/contact_reduce.c \
-  engine/sdf.c assets/part_thread.c assets/thread_table.c
+PGO_SRC := $(ENGINE_SRC) $(ASSETS_SRC)
 ifeq ($(PGO),1)
 PGO_DIR := $(BUILD)/pgo
 PGO_DATA := $(abspath $(PGO_DIR)/data)
@@ -90,12 +90,14 @@ $(PGO_GEN_OBJ): $(PGO_DIR)/obj/%.o: %.c
 	@$(CC) $(CFLAGS) $(DEPFLAGS) $(PGO_AUX) -fprofile-generate=$(PGO_DATA) \
 	  -fprofile-update=single -c $< -o $@
 
-# the CLI with the hot files instrumented, every other object as built
-$(PGO_TRAINER): $(call obj,$(CLI_SRC)) $(PGO_GEN_OBJ) \
+# the CLI with the engine and the parts instrumented, every other object as built (after
+# this file: the list of instrumented files is here, and .SECONDARY keeps make from
+# remaking a missing object whose dependents are newer than its source)
+$(PGO_TRAINER): Makefile $(call obj,$(CLI_SRC)) $(PGO_GEN_OBJ) \
   $(filter-out $(PGO_OBJ),$(call obj,$(REPORTS_SRC) $(TASKS_SRC) $(CONTROLLERS_SRC) \
   $(PROBES_SRC) $(ASSETS_SRC) $(ENGINE_SRC)))
 	@echo "ld $@"
-	@$(CC) $(CFLAGS) -fprofile-generate -o $@ $^ $(LDLIBS)
+	@$(CC) $(CFLAGS) -fprofile-generate -o $@ $(filter %.o,$^) $(LDLIBS)
 
 $(PGO_STAMP): $(PGO_TRAINER) scripts/pgo_train.sh
 	@bash scripts/pgo_train.sh $(PGO_TRAINER) $(PGO_DATA) $(words $(PGO_SRC))

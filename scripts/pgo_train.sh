@@ -8,15 +8,19 @@ data=$2
 nfiles=$3
 rm -rf "$data"
 mkdir -p "$data"
-# the rig's threads at both timesteps (the seated nut's mesh x SDF pair dominates), the
-# gears' teeth, the peg in its bore and the connectors; SDF x SDF through the thread gate's
-# SDF collider
+# the rig's threads at both timesteps (the seated nut's mesh x SDF pair dominates) and with
+# the SDF collider (SDF x SDF), the gears' teeth, the peg in its bore under each solver, the
+# connectors, and the arm (robot mode)
 runs=(
   "--task boltnut --dt 0.01 --duration 0.3"
   "--task boltnut --dt 0.001 --duration 0.05 --set drive=gravity --set mu=0.06"
   "--task boltnut --dt 0.01 --duration 0.1 --set collider=sdf"
   "--task gears --dt 0.002 --duration 0.1"
   "--task peg --dt 0.002 --duration 0.1"
+  "--task peg --dt 0.002 --duration 0.05 --solver pgs"
+  "--task peg --dt 0.002 --duration 0.05 --solver newton"
+  "--task peg --dt 0.002 --duration 0.05 --solver admm"
+  "--task peg --mode robot --dt 0.002 --duration 0.2"
   "--task connectors --dt 0.002 --duration 0.1"
 )
 for r in "${runs[@]}"; do
