@@ -90,12 +90,11 @@ $(PGO_GEN_OBJ): $(PGO_DIR)/obj/%.o: %.c
 	@$(CC) $(CFLAGS) $(DEPFLAGS) $(PGO_AUX) -fprofile-generate=$(PGO_DATA) \
 	  -fprofile-update=single -c $< -o $@
 
-# the CLI with the engine and the parts instrumented, every other object as built (after
-# this file: the list of instrumented files is here, and .SECONDARY keeps make from
-# remaking a missing object whose dependents are newer than its source)
-$(PGO_TRAINER): Makefile $(call obj,$(CLI_SRC)) $(PGO_GEN_OBJ) \
-  $(filter-out $(PGO_OBJ),$(call obj,$(REPORTS_SRC) $(TASKS_SRC) $(CONTROLLERS_SRC) \
-  $(PROBES_SRC) $(ASSETS_SRC) $(ENGINE_SRC)))
+# the CLI with the instrumented files and every other object as built. It depends on this
+# Makefile, which lists the instrumented files (and .SECONDARY keeps make from remaking a
+# missing object whose dependents are newer than its source)
+$(PGO_TRAINER): Makefile $(PGO_GEN_OBJ) $(call obj,$(filter-out $(PGO_SRC),$(CLI_SRC) \
+  $(REPORTS_SRC) $(TASKS_SRC) $(CONTROLLERS_SRC) $(PROBES_SRC) $(ASSETS_SRC) $(ENGINE_SRC)))
 	@echo "ld $@"
 	@$(CC) $(CFLAGS) -fprofile-generate -o $@ $(filter %.o,$^) $(LDLIBS)
 
