@@ -19,7 +19,9 @@ CFLAGS_BASE := -std=c11 -g -Wall -Wextra -Werror -Wno-missing-field-initializers
 OPT ?= -O2
 SAN ?=
 VALGRIND ?= 1
-CFLAGS := $(CFLAGS_BASE) $(OPT) $(SAN)
+# TIMERS=0 compiles the per-stage timers out (engine/stage_timer.h); the step's own time stays
+TIMERS ?= 1
+CFLAGS := $(CFLAGS_BASE) $(OPT) $(SAN) -DTF_TIMERS=$(TIMERS)
 # --as-needed: a binary loads only the libraries it calls (the test suites do not load libav)
 LDLIBS := -Wl,--as-needed $(PKG_LIBS) -lm -lpthread
 DEPFLAGS = -MMD -MP

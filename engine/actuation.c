@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "model_internal.h"
+#include "stage_timer.h"
 
 // clamps force to the actuator's range, when it has one
 static void clamp_force(const tf_model* m, int a, double* force) {
@@ -16,7 +17,7 @@ static void clamp_force(const tf_model* m, int a, double* force) {
 }
 
 void tf_actuation(const tf_model* m, tf_data* d) {
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   for (int i = 0; i < m->nv; i++) d->qfrc_actuator[i] = 0;
   for (int a = 0; a < m->nu; a++) {
     int j = m->actuator_jntid[a];
@@ -43,7 +44,7 @@ void tf_actuation(const tf_model* m, tf_data* d) {
     d->actuator_force[a] = force;
     d->qfrc_actuator[dof] += gear * force;
   }
-  d->timer[TF_TIMER_PASSIVE] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_PASSIVE, t0);
 }
 
 void tf_implicit_gains(const tf_model* m, const tf_data* d, double* damping, double* stiffness) {

@@ -80,6 +80,17 @@ int tf_collide(const tf_shape* a, const tf_shape* b, double margin, tf_contact_p
 int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
                  tf_contact_point* out, int* candidates);
 
+// what one tf_collide_n_stats call did: candidates before reduction, and the seconds spent
+// reducing them (the rest of the call is the search; 0 with the timers compiled out)
+typedef struct tf_collide_stats {
+  int candidates;
+  double reduce_s;
+} tf_collide_stats;
+
+// tf_collide_n, reporting its candidates and reduction time into *stats (not NULL)
+int tf_collide_n_stats(const tf_shape* a, const tf_shape* b, double margin, int cap,
+                       tf_contact_point* out, tf_collide_stats* stats);
+
 // whether tf_collide has a function for this pair of tf_geom_type values, in either order
 // (plane x plane has none)
 int tf_collide_supported(int type1, int type2);

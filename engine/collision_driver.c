@@ -23,6 +23,7 @@
 #include "engine_math.h"
 #include "model_internal.h"
 #include "sdf.h"
+#include "stage_timer.h"
 
 // a body is static when it and all its ancestors have no dofs
 static int body_is_static(const tf_model* m, int b) {
@@ -308,9 +309,10 @@ static int trace_point(const tf_shape* s1, const tf_shape_motion* m1, const tf_s
   return -1;
 }
 
-// narrow phase for one candidate pair
-static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int g1, int g2,
-                         double h) {
+// narrow phase for one candidate pair: its search and reduction (timed inside), then its
+// speculative rows
+static void collide_pair_rows(const tf_model* m, tf_data* d, const double* cvel, int g1, int g2,
+                              double h) {
   tf_shape s1, s2;
   tf_geom_shape(m, d, g1, &s1);
   tf_geom_shape(m, d, g2, &s2);
@@ -321,8 +323,12 @@ static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int 
   double reach = geom_reach(m, &m1, g1, h) + geom_reach(m, &m2, g2, h);
   double margin = always + reach;
   tf_contact_point pts[TF_COLLIDE_MAX];
-  int candidates = 0;
-  int n = tf_collide_n(&s1, &s2, margin, m->opt.max_pair_contacts, pts, &candidates);
+  tf_collide_stats stats;
+  double t0 = tf_stage_start();
+  int n = tf_collide_n_stats(&s1, &s2, margin, m->opt.max_pair_contacts, pts, &stats);
+  d->timer[TF_TIMER_SEARCH] += tf_stage_since(t0) - stats.reduce_s;
+  d->timer[TF_TIMER_REDUCE] += stats.reduce_s;
+  int candidates = stats.candidates;
   d->ncon_candidates += candidates;
   d->ncon_dropped += candidates - n;
   int speculative = 0, touching = 0;
@@ -397,6 +403,16 @@ static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int 
   if (t <= h) add_toi_contacts(m, d, g1, g2, &s1, &s2, &m1, &m2, t, m->opt.min_margin + 1e-9);
 }
 
+// collide_pair_rows, timed: what its search and reduction did not take is the speculative part
+static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int g1, int g2,
+                         double h) {
+  double t0 = tf_stage_start();
+  double before = d->timer[TF_TIMER_SEARCH] + d->timer[TF_TIMER_REDUCE];
+  collide_pair_rows(m, d, cvel, g1, g2, h);
+  double after = d->timer[TF_TIMER_SEARCH] + d->timer[TF_TIMER_REDUCE];
+  d->timer[TF_TIMER_SPECULATIVE] += tf_stage_since(t0) - (after - before);
+}
+
 // warm start: impulses of the previous step's contacts at the same body-fixed points
 static void match_previous(const tf_model* m, tf_data* d) {
   for (int i = 0; i < d->ncon; i++) {
@@ -427,8 +443,22 @@ static void match_previous(const tf_model* m, tf_data* d) {
   (void)m;
 }
 
+// the collision parts that are timed where they happen
+static double timed_parts(const tf_data* d) {
+  return d->timer[TF_TIMER_SEARCH] + d->timer[TF_TIMER_REDUCE] + d->timer[TF_TIMER_SPECULATIVE] +
+         d->timer[TF_TIMER_PERSIST];
+}
+
+// the collision stage's total since t0; the broadphase is what the timed parts did not take
+// since they read parts0 (timers add up over a step's substeps)
+static void finish_timers(tf_data* d, double t0, double parts0) {
+  double total = tf_stage_since(t0);
+  d->timer[TF_TIMER_COLLISION] += total;
+  d->timer[TF_TIMER_BROADPHASE] += total - (timed_parts(d) - parts0);
+}
+
 void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, double h) {
-  double t0 = tf_clock();
+  double t0 = tf_stage_start(), parts0 = timed_parts(d);
   // keep the last step's contacts for warm starts
   memcpy(d->contact_prev, d->contact, sizeof(tf_contact) * (size_t)d->ncon);
   d->ncon_prev = d->ncon;
@@ -438,7 +468,7 @@ void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, doub
   d->ncon_dropped = 0;
   int ng = m->ngeom;
   if (ng < 2) {
-    d->timer[TF_TIMER_COLLISION] += tf_clock() - t0;
+    finish_timers(d, t0, parts0);
     return;
   }
   size_t mark = tf_arena_mark(d);
@@ -499,7 +529,9 @@ void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, doub
       }
     }
   }
+  double t_match = tf_stage_start();
   match_previous(m, d);
+  tf_stage_add(d, TF_TIMER_PERSIST, t_match);
   tf_arena_release(d, mark);
-  d->timer[TF_TIMER_COLLISION] += tf_clock() - t0;
+  finish_timers(d, t0, parts0);
 }

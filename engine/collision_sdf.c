@@ -129,6 +129,7 @@
 #include "mesh_primitive.h"
 #include "sdf.h"
 #include "sdf_primitive.h"
+#include "stage_timer.h"
 
 #define TRI_ITERS 12  // field evaluations of one triangle's descent
 #define EDGE_ITERS 4  // field evaluations of one edge's descent
@@ -271,7 +272,9 @@ static void cached_position(double p[3], const sampler* s, int i) {
 // world points at its end, and zeroes their padding)
 static void flush(const sampler* s) {
   pending_points* q = s->pending;
+  double t0 = tf_stage_start();
   for (int i = 0; i < q->n; i++) tf_reduce_add(s->red, q->c + i);
+  s->red->time_s += tf_stage_since(t0);
   q->n = 0;
 }
 
@@ -1205,11 +1208,17 @@ static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape
 // every copy (every turn of a thread) keeps rows of its own; 0 without one
 static double slab_width(const tf_sdf_view* v) { return 0.5 * v->feature_size; }
 
-// the reducer's points into out, the candidate count into *candidates
-static int finish(tf_contact_point* out, const tf_contact_reducer* red, int cap, int* candidates) {
+// the reducer's points into out, the candidate count and the reduction's time into *stats
+static int finish(tf_contact_point* out, const tf_contact_reducer* red, int cap,
+                  tf_collide_stats* stats) {
   assert(cap >= 1 && cap <= TF_COLLIDE_MAX);
-  if (candidates) *candidates = red->ncandidate;
-  return tf_reduce_finish(out, red, cap, NULL);
+  double t0 = tf_stage_start();
+  int n = tf_reduce_finish(out, red, cap, NULL);
+  if (stats) {
+    stats->candidates = red->ncandidate;
+    stats->reduce_s += red->time_s + tf_stage_since(t0);
+  }
+  return n;
 }
 
 // whether two shapes meet by two-way sampling: each carries a field and a surface mesh, and
@@ -1232,17 +1241,17 @@ static void sample_two_way(tf_contact_reducer* red, const tf_shape* a, const tf_
 }
 
 int tf_collide_primitive_mesh(const tf_shape* a, const tf_shape* mesh, double margin, int cap,
-                              tf_contact_point* out, int* candidates) {
+                              tf_contact_point* out, tf_collide_stats* stats) {
   tf_contact_reducer red;
   field f;
   field_init(&f, a, FIELD_PRIMITIVE);
   tf_reduce_init_local(&red, a->mat, a->pos, 0);
   sample_shape(&red, &f, mesh, margin, 1, 0);
-  return finish(out, &red, cap, candidates);
+  return finish(out, &red, cap, stats);
 }
 
 int tf_collide_hull_mesh(const tf_shape* hull, const tf_shape* mesh, double margin, int cap,
-                         tf_contact_point* out, int* candidates) {
+                         tf_contact_point* out, tf_collide_stats* stats) {
   tf_contact_reducer red;
   field f;
   if (sdf_present(&mesh->sdf)) {
@@ -1254,11 +1263,11 @@ int tf_collide_hull_mesh(const tf_shape* hull, const tf_shape* mesh, double marg
     tf_reduce_init_local(&red, hull->mat, hull->pos, 0);
     sample_shape(&red, &f, mesh, margin, 1, 0);
   }
-  return finish(out, &red, cap, candidates);
+  return finish(out, &red, cap, stats);
 }
 
 int tf_collide_mesh_mesh(const tf_shape* a, const tf_shape* b, double margin, int cap,
-                         tf_contact_point* out, int* candidates) {
+                         tf_contact_point* out, tf_collide_stats* stats) {
   tf_contact_reducer red;
   field f;
   if (two_way_pair(a, b)) {
@@ -1274,11 +1283,11 @@ int tf_collide_mesh_mesh(const tf_shape* a, const tf_shape* b, double margin, in
   } else {
     tf_reduce_init(&red, NULL, 0);  // neither carries a baked SDF: nothing to measure
   }
-  return finish(out, &red, cap, candidates);
+  return finish(out, &red, cap, stats);
 }
 
 int tf_collide_plane_sdf(const tf_shape* plane, const tf_shape* sdf, double margin, int cap,
-                         tf_contact_point* out, int* candidates) {
+                         tf_contact_point* out, tf_collide_stats* stats) {
   tf_contact_reducer red;
   field fp, fs;
   field_init(&fp, plane, FIELD_PRIMITIVE);
@@ -1292,15 +1301,15 @@ int tf_collide_plane_sdf(const tf_shape* plane, const tf_shape* sdf, double marg
   } else {
     tf_reduce_init(&red, NULL, 0);  // nothing to measure
   }
-  return finish(out, &red, cap, candidates);
+  return finish(out, &red, cap, stats);
 }
 
 int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, int cap,
-                         tf_contact_point* out, int* candidates) {
+                         tf_contact_point* out, tf_collide_stats* stats) {
   tf_contact_reducer red;
   field f;
   if (!sdf_present(&sdf->sdf)) {
-    if (candidates) *candidates = 0;
+    if (stats) stats->candidates = 0;
     return 0;
   }
   if (a->type == TF_GEOM_SPHERE && sdf->sdf.error_bound == 0) {
@@ -1309,7 +1318,7 @@ int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, 
     double phi = tf_shape_sdf(sdf, a->pos, g);
     if (normalize3(g) == 0) g[0] = 0, g[1] = 0, g[2] = 1;
     double dist = phi - a->size[0];
-    if (candidates) *candidates = dist < margin;
+    if (stats) stats->candidates = dist < margin;
     if (!(dist < margin)) return 0;
     memset(out, 0, sizeof(out[0]));
     for (int k = 0; k < 3; k++) {
@@ -1323,20 +1332,19 @@ int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, 
   field_init(&f, sdf, FIELD_SDF);
   tf_reduce_init_local(&red, sdf->mat, sdf->pos, slab_width(&sdf->sdf));
   sample_shape(&red, &f, a, margin, -1, 0);
-  return finish(out, &red, cap, candidates);
+  return finish(out, &red, cap, stats);
 }
 
 int tf_collide_mesh_sdf(const tf_shape* mesh, const tf_shape* sdf, double margin, int cap,
-                        tf_contact_point* out, int* candidates) {
-  if (!two_way_pair(mesh, sdf))
-    return tf_collide_shape_sdf(mesh, sdf, margin, cap, out, candidates);
+                        tf_contact_point* out, tf_collide_stats* stats) {
+  if (!two_way_pair(mesh, sdf)) return tf_collide_shape_sdf(mesh, sdf, margin, cap, out, stats);
   tf_contact_reducer red;
   sample_two_way(&red, mesh, sdf, margin);
-  return finish(out, &red, cap, candidates);
+  return finish(out, &red, cap, stats);
 }
 
 int tf_collide_sdf_sdf(const tf_shape* a, const tf_shape* b, double margin, int cap,
-                       tf_contact_point* out, int* candidates) {
+                       tf_contact_point* out, tf_collide_stats* stats) {
   tf_contact_reducer red;
   field fa, fb;
   // both sides are fields: the larger nonzero spacing (fmax keeps a lone nonzero one)
@@ -1346,5 +1354,5 @@ int tf_collide_sdf_sdf(const tf_shape* a, const tf_shape* b, double margin, int 
     field_init(&fb, b, FIELD_SDF);
     tf_sdf_descend_fields(&red, &fa, &fb, margin, fmax(a->sdf.feature_size, b->sdf.feature_size));
   }
-  return finish(out, &red, cap, candidates);
+  return finish(out, &red, cap, stats);
 }

@@ -32,6 +32,7 @@
 
 #include "collision_sdf.h"
 #include "collision_sdf_field.h"
+#include "stage_timer.h"
 
 #define GD_ITERS 24  // steps of one SDF x SDF descent
 // minimisers kept for counting each once, and starts seeded from them along the fields'
@@ -150,7 +151,9 @@ static void try_start(tf_contact_reducer* red, found_set* fs, const field* f1, c
   copy3(fs->at[fs->n], c.pos);
   copy3(fs->at[fs->n] + 3, c.normal);
   fs->n++;
+  double t0 = tf_stage_start();
   tf_reduce_add(red, &c);
+  red->time_s += tf_stage_since(t0);
 }
 
 // multi-start descent over the overlap of the two boxes; candidates into red. spacing: the

@@ -23,11 +23,12 @@
 #include "collision_primitive.h"
 #include "collision_sdf.h"
 #include "contact_reduce.h"
+#include "stage_timer.h"
 
 typedef int (*tf_pair_fn)(const tf_shape* a, const tf_shape* b, double margin,
                           tf_contact_point* out);
 typedef int (*tf_pair_many_fn)(const tf_shape* a, const tf_shape* b, double margin, int cap,
-                               tf_contact_point* out, int* candidates);
+                               tf_contact_point* out, tf_collide_stats* stats);
 
 typedef struct pair_entry {
   tf_pair_fn few;
@@ -119,14 +120,16 @@ int tf_collide(const tf_shape* a, const tf_shape* b, double margin, tf_contact_p
 
 // runs an entry on shapes in table order
 static int run_entry(const pair_entry* e, const tf_shape* a, const tf_shape* b, double margin,
-                     int cap, tf_contact_point* out, int* candidates) {
-  if (e->many) return e->many(a, b, margin, cap, out, candidates);
+                     int cap, tf_contact_point* out, tf_collide_stats* stats) {
+  if (e->many) return e->many(a, b, margin, cap, out, stats);
   tf_contact_point few[TF_MAX_PAIR_CONTACTS];
   memset(few, 0, sizeof(few));  // the same bytes (padding too) whatever a function leaves unset
   int n = e->few(a, b, margin, few);
-  *candidates = n;
+  stats->candidates = n;
   if (n > cap) {
+    double t0 = tf_stage_start();
     n = tf_contact_reduce(out, few, n, cap, a->mat, NULL);
+    stats->reduce_s += tf_stage_since(t0);
   } else {
     for (int i = 0; i < n; i++) out[i] = few[i];
   }
@@ -134,23 +137,32 @@ static int run_entry(const pair_entry* e, const tf_shape* a, const tf_shape* b, 
   return n;
 }
 
-int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
-                 tf_contact_point* out, int* candidates) {
+int tf_collide_n_stats(const tf_shape* a, const tf_shape* b, double margin, int cap,
+                       tf_contact_point* out, tf_collide_stats* stats) {
   assert(cap >= 1 && cap <= TF_COLLIDE_MAX);
   const pair_entry* e = pair_lookup(a->type, b->type);
-  int found = 0, n = 0;
+  int n = 0;
+  stats->candidates = 0;
+  stats->reduce_s = 0;
   if (e->few || e->many) {
     if (a->type <= b->type) {
-      n = run_entry(e, a, b, margin, cap, out, &found);
+      n = run_entry(e, a, b, margin, cap, out, stats);
     } else {
       // stored the other way round: run it as (b, a), then point the normals from a to b again
-      n = run_entry(e, b, a, margin, cap, out, &found);
+      n = run_entry(e, b, a, margin, cap, out, stats);
       for (int i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) out[i].normal[k] = -out[i].normal[k];
         out[i].side = -out[i].side;
       }
     }
   }
-  if (candidates) *candidates = found;
+  return n;
+}
+
+int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
+                 tf_contact_point* out, int* candidates) {
+  tf_collide_stats stats;
+  int n = tf_collide_n_stats(a, b, margin, cap, out, &stats);
+  if (candidates) *candidates = stats.candidates;
   return n;
 }

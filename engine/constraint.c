@@ -14,6 +14,7 @@
 #include "engine_math.h"
 #include "model_internal.h"
 #include "solver.h"
+#include "stage_timer.h"
 
 // translational Jacobian of world point p on body b: jac (3 x nv), zero outside b's chain
 static void point_jacobian(const tf_model* m, const tf_data* d, int b, const double p[3],
@@ -179,7 +180,7 @@ static void add_equality_rows(const tf_model* m, tf_data* d, double* jac1, doubl
 }
 
 void tf_constraint_rows(const tf_model* m, tf_data* d, const double* v_predicted, double h) {
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   d->nefc = 0;
   d->nblock = 0;
   size_t mark = tf_arena_mark(d);
@@ -190,5 +191,5 @@ void tf_constraint_rows(const tf_model* m, tf_data* d, const double* v_predicted
   add_limit_rows(m, d, v_predicted, h);
   add_contact_rows(m, d, jac1, jac2, h);
   tf_arena_release(d, mark);
-  d->timer[TF_TIMER_CONSTRAINT] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_CONSTRAINT, t0);
 }

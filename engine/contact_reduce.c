@@ -107,6 +107,7 @@ void tf_reduce_init(tf_contact_reducer* r, const double frame[9], double slab_wi
   r->inv_slab_width = r->slab_width > 0 ? 1 / r->slab_width : 0;
   for (int b = 0; b < TF_REDUCE_NBIN; b++) r->bin[b].count = 0;
   r->ncandidate = 0;
+  r->time_s = 0;
 }
 
 void tf_reduce_init_local(tf_contact_reducer* r, const double frame[9], const double origin[3],

@@ -39,6 +39,7 @@ typedef struct tf_contact_reducer {
   double inv_slab_width;                            // 1 / slab_width (0: none)
   tf_reduce_bin bin[TF_REDUCE_NBIN];
   int ncandidate;  // candidates added, the non-finite ones included
+  double time_s;   // seconds its callers spent in it (they time their blocks of adds)
 } tf_contact_reducer;
 
 typedef struct tf_reduce_counts {

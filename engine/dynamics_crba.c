@@ -8,9 +8,10 @@
 
 #include "engine_math.h"
 #include "model_internal.h"
+#include "stage_timer.h"
 
 void tf_crba(const tf_model* m, tf_data* d) {
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   int nv = m->nv;
   memcpy(d->crb, d->cinert, sizeof(double) * 10 * (size_t)m->nbody);
   for (int b = m->nbody - 1; b > 0; b--) {
@@ -30,5 +31,5 @@ void tf_crba(const tf_model* m, tf_data* d) {
     }
     d->qM[i * nv + i] += m->dof_armature[i];
   }
-  d->timer[TF_TIMER_CRBA] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_CRBA, t0);
 }

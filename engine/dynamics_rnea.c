@@ -8,9 +8,10 @@
 
 #include "engine_math.h"
 #include "model_internal.h"
+#include "stage_timer.h"
 
 void tf_rnea(const tf_model* m, tf_data* d, double* result, const double* qacc) {
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   size_t mark = tf_arena_mark(d);
   int nb = m->nbody;
   double* cacc = tf_arena_doubles(d, 6 * (size_t)nb);
@@ -48,5 +49,5 @@ void tf_rnea(const tf_model* m, tf_data* d, double* result, const double* qacc) 
     if (qacc) result[i] += m->dof_armature[i] * qacc[i];
   }
   tf_arena_release(d, mark);
-  d->timer[TF_TIMER_RNEA] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_RNEA, t0);
 }

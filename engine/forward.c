@@ -13,6 +13,7 @@
 
 #include "engine_math.h"
 #include "model_internal.h"
+#include "stage_timer.h"
 
 // adds the user's body wrenches (at the com, world axes) as generalised forces:
 // tau_i = s_i . (sum of the wrenches on body(i)'s subtree, about the origin)
@@ -41,12 +42,12 @@ static void apply_body_wrenches(const tf_model* m, tf_data* d, double* qfrc) {
 // A symmetric matrix is the same in either storage order, so LAPACK's column-major
 // routines run on it directly (the _work variants allocate nothing).
 int tf_factor_solve(const tf_model* m, tf_data* d, const double* a, double* x) {
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   int nv = m->nv;
   memcpy(d->qLD, a, sizeof(double) * (size_t)(nv * nv));
   int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, d->qLD, nv);
   if (info == 0) info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, 1, d->qLD, nv, x, nv);
-  d->timer[TF_TIMER_FACTOR] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_FACTOR, t0);
   return info;
 }
 

@@ -11,6 +11,7 @@
 
 #include "engine_math.h"
 #include "model_internal.h"
+#include "stage_timer.h"
 
 void tf_integrate_pos(const tf_model* m, double* qpos_out, const double* qpos, const double* qvel,
                       double scale) {
@@ -113,12 +114,12 @@ int tf_step_rk4(const tf_model* m, tf_data* d) {
     tf_integrate_pos(m, d->qpos, q0, theta, 1.0);
     d->time = time0 + c;
     status = tf_forward(m, d);
-    double t0 = tf_clock();
+    double t0 = tf_stage_start();
     memcpy(kvel + s * nv, d->qacc, sizeof(double) * (size_t)nv);
     tangent_rate(m, ktheta + s * nv, theta, d->qvel);
-    d->timer[TF_TIMER_INTEGRATE] += tf_clock() - t0;
+    tf_stage_add(d, TF_TIMER_INTEGRATE, t0);
   }
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   if (status == 0) {
     for (int i = 0; i < nv; i++) {
       double dth = 0, dv = 0;
@@ -139,6 +140,6 @@ int tf_step_rk4(const tf_model* m, tf_data* d) {
     d->time = time0;
   }
   tf_arena_release(d, mark);
-  d->timer[TF_TIMER_INTEGRATE] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_INTEGRATE, t0);
   return status;
 }

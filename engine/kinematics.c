@@ -9,6 +9,7 @@
 
 #include "engine_math.h"
 #include "model_internal.h"
+#include "stage_timer.h"
 
 // spatial motion axis of a rotation about axis a through point p: [a; p x a]
 static void rotation_axis(double cdof[6], const double p[3], const double a[3]) {
@@ -92,7 +93,7 @@ static void apply_free_joint(const tf_model* m, tf_data* d, int j, double pos[3]
 }
 
 void tf_kinematics(const tf_model* m, tf_data* d) {
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   memset(d->xpos, 0, 3 * sizeof(double));
   tf_quat_identity(d->xquat);
   tf_quat_to_mat(d->xmat, d->xquat);
@@ -143,14 +144,14 @@ void tf_kinematics(const tf_model* m, tf_data* d) {
     tf_quat_mul(quat, d->xquat + 4 * b, m->geom_quat + 4 * g);
     tf_quat_to_mat(d->geom_xmat + 9 * g, quat);
   }
-  d->timer[TF_TIMER_KINEMATICS] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_KINEMATICS, t0);
 }
 
 // cdof_dot of a group of dofs that share one velocity before them (a ball's or a free
 // joint's three rotations, or a single hinge / slide) is cvel_before x cdof; translations
 // of a free joint are fixed world axes
 void tf_velocity(const tf_model* m, tf_data* d) {
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   memset(d->cvel, 0, 6 * sizeof(double));
   for (int b = 1; b < m->nbody; b++) {
     double* cvel = d->cvel + 6 * b;
@@ -173,5 +174,5 @@ void tf_velocity(const tf_model* m, tf_data* d) {
       }
     }
   }
-  d->timer[TF_TIMER_KINEMATICS] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_KINEMATICS, t0);
 }

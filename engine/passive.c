@@ -5,9 +5,10 @@
 
 #include "engine_math.h"
 #include "model_internal.h"
+#include "stage_timer.h"
 
 void tf_passive(const tf_model* m, tf_data* d) {
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   for (int i = 0; i < m->nv; i++) d->qfrc_passive[i] = -m->dof_damping[i] * d->qvel[i];
   for (int j = 0; j < m->njnt; j++) {
     double k = m->jnt_stiffness[j];
@@ -25,5 +26,5 @@ void tf_passive(const tf_model* m, tf_data* d) {
       f[0] -= k * (q[0] - m->jnt_springref[j]);
     }
   }
-  d->timer[TF_TIMER_PASSIVE] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_PASSIVE, t0);
 }

@@ -18,6 +18,7 @@
 #include "model_internal.h"
 #include "solver.h"
 #include "solver_util.h"
+#include "stage_timer.h"
 
 static const tf_solve_fn solvers[TF_SOLVER_N] = {tf_solve_pgs, tf_solve_newton, tf_solve_al,
                                                  tf_solve_admm};
@@ -177,7 +178,7 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
     tf_constraint_rows(m, d, v_free, h);
     memset(d->qfrc_constraint, 0, sizeof(double) * nv);
     if (d->nefc > 0) {
-      double t0 = tf_clock();
+      double t0 = tf_stage_start();
       double* b = tf_arena_doubles(d, (size_t)nv);
       for (int i = 0; i < nv; i++) {
         double s = 0;
@@ -191,7 +192,7 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
           solvers[m->opt.solver](m, d, &problem, &m->opt.solver_opt, v, d->efc_lambda, &stats);
       if (status != 0 || !all_finite(v, nv) || !all_finite(d->efc_lambda, d->nefc)) {
         tf_arena_release(d, mark);
-        d->timer[TF_TIMER_SOLVE] += tf_clock() - t0;
+        tf_stage_add(d, TF_TIMER_SOLVE, t0);
         return -2;
       }
       if (!stats.converged) tf_warn(d, TF_WARN_SOLVER);
@@ -206,11 +207,11 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
           con->lambda[k] = d->efc_lambda[con->efc_adr + k];
         }
       }
-      d->timer[TF_TIMER_SOLVE] += tf_clock() - t0;
+      tf_stage_add(d, TF_TIMER_SOLVE, t0);
     }
   }
 
-  double t0 = tf_clock();
+  double t0 = tf_stage_start();
   tf_integrate_pos(m, q, d->qpos, v, h);
   int status = -2;
   if (all_finite(v, nv) && all_finite(q, nq)) {
@@ -219,7 +220,7 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
     d->time += h;
     status = 0;
   }
-  d->timer[TF_TIMER_INTEGRATE] += tf_clock() - t0;
+  tf_stage_add(d, TF_TIMER_INTEGRATE, t0);
   // newton only on arrivals: its soft contacts hold a body up by the spring of aref acting on
   // the overlap (MuJoCo's steady penetration, R f / (k d)), and MuJoCo has no position pass.
   // Removing that overlap every step would leave only aref's damping to carry the load, at a
@@ -228,9 +229,9 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
   // which MuJoCo does not have either) still lands at the surface, stopped along the normal:
   // else an 8 m/s ball would end its first step 5 mm deep in a 5 mm plate
   if (status == 0 && constrained && d->nefc > 0) {
-    t0 = tf_clock();
+    t0 = tf_stage_start();
     position_pass(m, d, &problem, v, h, m->opt.solver == TF_SOLVER_NEWTON);
-    d->timer[TF_TIMER_SOLVE] += tf_clock() - t0;
+    tf_stage_add(d, TF_TIMER_SOLVE, t0);
   }
   tf_arena_release(d, mark);
   return status;

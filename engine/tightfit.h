@@ -68,14 +68,19 @@ typedef enum tf_equality_type {
 
 typedef enum tf_timer {
   TF_TIMER_STEP = 0,
-  TF_TIMER_KINEMATICS,  // poses, com, motion axes, body velocities
-  TF_TIMER_CRBA,        // joint-space inertia
-  TF_TIMER_RNEA,        // bias forces (Coriolis, centrifugal, gravity)
-  TF_TIMER_PASSIVE,     // springs, dampers, actuators, applied wrenches
-  TF_TIMER_FACTOR,      // Cholesky of M (plus implicit terms) and the solve
-  TF_TIMER_COLLISION,   // broadphase, narrow phase, time of impact
-  TF_TIMER_CONSTRAINT,  // assembling the constraint rows
-  TF_TIMER_SOLVE,       // the contact / constraint solver, position correction
+  TF_TIMER_KINEMATICS,   // poses, com, motion axes, body velocities
+  TF_TIMER_CRBA,         // joint-space inertia
+  TF_TIMER_RNEA,         // bias forces (Coriolis, centrifugal, gravity)
+  TF_TIMER_PASSIVE,      // springs, dampers, actuators, applied wrenches
+  TF_TIMER_FACTOR,       // Cholesky of M (plus implicit terms) and the solve
+  TF_TIMER_COLLISION,    // the whole collision stage: the five parts below
+  TF_TIMER_BROADPHASE,   // collision: bounds, sort, sweep and prune, pair filters
+  TF_TIMER_SEARCH,       // collision: narrow-phase search (sampling, descents, closed forms)
+  TF_TIMER_REDUCE,       // collision: reduction of many-point pairs to their rows
+  TF_TIMER_SPECULATIVE,  // collision: speculative rows (traced paths, times of impact)
+  TF_TIMER_PERSIST,      // collision: matching last step's contacts (warm starts)
+  TF_TIMER_CONSTRAINT,   // assembling the constraint rows
+  TF_TIMER_SOLVE,        // the contact / constraint solver, position correction
   TF_TIMER_INTEGRATE,
   TF_TIMER_N
 } tf_timer;
