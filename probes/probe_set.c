@@ -9,6 +9,8 @@
 // grid interpolant is within its error bound e of a true distance, so its bound loses 2 e,
 // which the threshold adds. The step's deepest value is the minimum over evaluated values and
 // bounds: whenever a step is in contact, the samples that decide it were all evaluated.
+// Samples are looked at in spatial clusters, each skipped whole while a bound of its own
+// proves it clear (probe_overlap_clusters.c).
 //
 // Gear angles. A gear's turn about its world axis is the twist part of its rotation (the
 // swing-twist split): the incremental rotation dq = q_now q_prev^-1 between two control steps
@@ -170,6 +172,10 @@ int tf_probes_init(tf_probe_set* s, const tf_model* m, const tf_probe_spec* spec
     if (!s->overlap_cache) return tf_fail(err, errlen, "probes: out of memory");
     // NaN values: nothing evaluated yet, so the first step evaluates every sample
     for (long i = 0; i < 4 * nsample; i++) s->overlap_cache[i] = NAN;
+    if (tf_overlap_clusters_build(s, nsample, err, errlen)) {
+      tf_probes_free(s);
+      return -1;
+    }
   }
   if (sp->ngear > 0) {
     double steps = ceil(sp->ratio_window / control_dt - 1e-9);
@@ -227,50 +233,6 @@ void tf_probes_observe_step(tf_probe_set* s, const tf_model* m, const tf_data* d
   tf_divergence_observe(&s->divergence, s->divergence.nstep, d->time, speed, finite, step_failed);
 }
 
-// the deepest sample value over every measured side this control step (+inf when none)
-static double overlap_deepest(tf_probe_set* s, const tf_model* m, const tf_data* d) {
-  const tf_probe_spec* sp = &s->spec;
-  double deepest = INFINITY;
-  for (int k = 0; k < sp->noverlap; k++) {
-    for (int side = 0; side < 2; side++) {
-      int adr = s->overlap_cache_adr[k][side];
-      if (adr < 0) continue;
-      const tf_probe_surface* a = &sp->overlap[k][side];
-      int gb = sp->overlap[k][1 - side].geom;
-      const double* ra = d->geom_xmat + 9 * a->geom;
-      const double* pa = d->geom_xpos + 3 * a->geom;
-      const double* rb = d->geom_xmat + 9 * gb;
-      const double* pb = d->geom_xpos + 3 * gb;
-      // 1e-9 m covers the rounding of the frame changes themselves
-      double clear = sp->contact_m + 2 * sdf_error_of(m, gb) + 1e-9;
-      for (int i = 0; i < a->npoint; i++) {
-        const double* p = a->points + 3 * i;
-        double world[3], rel[3], local[3];
-        for (int r = 0; r < 3; r++) {
-          world[r] = ra[3 * r] * p[0] + ra[3 * r + 1] * p[1] + ra[3 * r + 2] * p[2] + pa[r];
-          rel[r] = world[r] - pb[r];
-        }
-        for (int c = 0; c < 3; c++)
-          local[c] = rb[c] * rel[0] + rb[3 + c] * rel[1] + rb[6 + c] * rel[2];
-        double* cache = s->overlap_cache + 4 * (size_t)(adr + i);
-        if (isfinite(cache[3])) {
-          double dx = local[0] - cache[0], dy = local[1] - cache[1], dz = local[2] - cache[2];
-          double bound = cache[3] - sqrt(dx * dx + dy * dy + dz * dz);
-          if (bound >= clear) {
-            if (bound < deepest) deepest = bound;
-            continue;
-          }
-        }
-        double value = tf_geom_sdf(m, d, gb, world, NULL);
-        s->overlap_evaluations++;
-        cache[0] = local[0], cache[1] = local[1], cache[2] = local[2], cache[3] = value;
-        if (value < deepest) deepest = value;
-      }
-    }
-  }
-  return deepest;
-}
-
 // advances each gear's unwrapped angle by the twist of its rotation since the last call
 static void unwrap_gears(tf_probe_set* s, const tf_data* d) {
   const tf_probe_spec* sp = &s->spec;
@@ -306,7 +268,7 @@ void tf_probes_observe_control(tf_probe_set* s, const tf_model* m, const tf_data
     for (int k = 0; k < 3; k++) depth -= (pos[k] - sp->seat[k]) * sp->axis[k];
     tf_tunnel_observe(&s->tunnel, depth, pos);
   }
-  if (sp->noverlap > 0) tf_overlap_observe(&s->overlap, overlap_deepest(s, m, d));
+  if (sp->noverlap > 0) tf_overlap_observe(&s->overlap, tf_overlap_deepest(s, m, d));
   if (sp->ngear > 0) {
     unwrap_gears(s, d);
     tf_gear_slip_observe(&s->gear_slip, d->time, s->gear_angle);
@@ -328,4 +290,8 @@ void tf_probes_free(tf_probe_set* s) {
   tf_gear_slip_free(&s->gear_slip);
   free(s->overlap_cache);
   s->overlap_cache = NULL;
+  free(s->overlap_order);
+  s->overlap_order = NULL;
+  free(s->overlap_cluster);
+  s->overlap_cluster = NULL;
 }

@@ -195,6 +195,17 @@ void tf_throughput_finish(const tf_throughput_probe* p, tf_metrics* out);
 
 // ---------------------------------------------------------------- the set over tf_data
 
+// samples of one overlap side near each other: overlap_order[start .. start + count) of the
+// side, within radius of centre (the sampled geom's frame)
+typedef struct tf_overlap_cluster {
+  int start, count;
+  double centre[3];
+  double radius;  // m
+  double lb;      // m: no sample's value was below it at the pose last seen; NaN: none yet
+  double seen_rot[9], seen_centre[3];  // that pose: rotation (sampled -> other geom frame),
+                                       // the centre in the other geom's frame
+} tf_overlap_cluster;
+
 typedef struct tf_probe_set {
   tf_probe_spec spec;
   tf_tunnel_probe tunnel;
@@ -214,6 +225,12 @@ typedef struct tf_probe_set {
   double* overlap_cache;                           // (total samples of measured sides x 4)
   int overlap_cache_adr[TF_PROBE_MAX_OVERLAP][2];  // first cache row of each side, -1: skipped
   long overlap_evaluations;                        // SDF evaluations made (cost, tests)
+  // overlap: each measured side's samples in spatial clusters, each with a lower bound of
+  // its samples' values at the relative pose it was last looked at (probe_overlap_clusters.c)
+  int* overlap_order;                   // (total samples) each side's sample indices by cluster
+  tf_overlap_cluster* overlap_cluster;  // every side's clusters
+  int overlap_cluster_adr[TF_PROBE_MAX_OVERLAP][2];  // a side's first cluster, -1: skipped
+  int overlap_cluster_num[TF_PROBE_MAX_OVERLAP][2];  // and how many
   int solver_warn_prev;  // d->warning[TF_WARN_SOLVER] at the last step, -1 before the first
 } tf_probe_set;
 
@@ -226,6 +243,11 @@ void tf_probes_observe_step(tf_probe_set* s, const tf_model* m, const tf_data* d
                             int step_failed);
 // after each control step: tunnel, overlap, gear slip
 void tf_probes_observe_control(tf_probe_set* s, const tf_model* m, const tf_data* d);
+// the overlap probe's parts (probe_overlap_clusters.c): the clusters of every measured side
+// (after the cache is laid out; nsample samples in all), 0 or -1 with a message; and the
+// step's deepest value over every measured side (+inf when none)
+int tf_overlap_clusters_build(tf_probe_set* s, long nsample, char* err, size_t errlen);
+double tf_overlap_deepest(tf_probe_set* s, const tf_model* m, const tf_data* d);
 // every probe's metrics (probes that are off report nothing)
 void tf_probes_finish(const tf_probe_set* s, tf_metrics* out);
 void tf_probes_free(tf_probe_set* s);

@@ -681,6 +681,112 @@ static void test_set_ball_on_halfspace(void** state) {
   tf_model_destroy(sc.m);
 }
 
+// the ball spinning at 60 rad/s about a tilted axis while it falls into the half-space (newton's
+// soft contact: it sinks) and
+// rolls: its samples sweep through the floor's field and the floor's through its own, so the
+// clusters' bounds must carry the rotation (a cluster skipped on its centre's motion alone
+// would miss its far samples turning in). Every step, the probe's deepest value equals a
+// brute-force evaluation of every sample whenever that is in contact, and is not in contact
+// whenever that is not, while the probe looks at fewer samples than every one
+static void test_set_spinning_ball_matches_brute_force(void** state) {
+  (void)state;
+  ball_scene sc;
+  double dt = 2e-3;
+  build_ball_scene(&sc, TF_SOLVER_NEWTON, dt, 0.004);
+  const tf_model* m = sc.m;
+  tf_data* d = tf_data_create(m);
+  assert_non_null(d);
+  // free joint: linear velocity, then angular
+  d->qvel[0] = 0.3;
+  d->qvel[3] = 36, d->qvel[4] = 48, d->qvel[5] = 0;
+  tf_probe_spec spec;
+  ball_spec(&sc, &spec);
+  tf_probe_set set;
+  char err[256] = "";
+  assert_int_equal(tf_probes_init(&set, m, &spec, dt, err, sizeof(err)), 0);
+  tf_kinematics(m, d);
+  int nstep = 300, ncontact = 0, nclear = 0;
+  for (int i = 0; i < nstep; i++) {
+    assert_int_equal(tf_step(m, d), 0);
+    tf_kinematics(m, d);
+    double probe = tf_overlap_deepest(&set, m, d), brute = brute_deepest(&sc, d);
+    if (brute < spec.contact_m) {
+      if (probe != brute) print_error("step %d: probe %.17g, brute force %.17g\n", i, probe, brute);
+      assert_true(probe == brute);
+      ncontact++;
+    } else {
+      assert_true(probe >= spec.contact_m);
+      nclear++;
+    }
+  }
+  long every = (long)nstep * (BALL_NSAMPLE + FLOOR_N * FLOOR_N);
+  print_message("spinning ball: %d steps in contact, %d clear, %ld of %ld evaluations\n", ncontact,
+                nclear, set.overlap_evaluations, every);
+  assert_true(ncontact > nstep / 2 && nclear > 0);
+  assert_true(set.overlap_evaluations < every / 2);
+  tf_probes_free(&set);
+  tf_data_destroy(d);
+  tf_model_destroy(sc.m);
+}
+
+// a rod of 32 samples (one cluster, its centre on the body's origin) held 10 mm above the
+// half-space and turned about that centre by hand, 0.01 rad a step: the centre never moves,
+// so only the rotation term of the cluster's bound can let the rod's ends, which reach the
+// floor after 20 steps, be measured (a bound on the centre's motion alone skips the cluster
+// forever and reports no contact at all)
+static void test_set_turning_cluster_is_measured(void** state) {
+  (void)state;
+  ball_scene sc;
+  build_ball_scene(&sc, TF_SOLVER_AL, 2e-3, 0.03);
+  const tf_model* m = sc.m;
+  tf_data* d = tf_data_create(m);
+  assert_non_null(d);
+  enum { NROD = 32 };
+  double rod[3 * NROD];
+  for (int i = 0; i < NROD; i++) {
+    rod[3 * i] = -0.05 + 0.1 * i / (NROD - 1);
+    rod[3 * i + 1] = rod[3 * i + 2] = 0;
+  }
+  tf_probe_spec spec;
+  tf_probe_spec_default(&spec);
+  spec.noverlap = 1;
+  spec.overlap[0][0] = (tf_probe_surface){sc.ball_geom, rod, NROD, 0};
+  spec.overlap[0][1] = (tf_probe_surface){sc.floor_geom, NULL, 0, 0};
+  tf_probe_set set;
+  char err[256] = "";
+  assert_int_equal(tf_probes_init(&set, m, &spec, 2e-3, err, sizeof(err)), 0);
+  assert_int_equal(set.overlap_cluster_num[0][0], 1);
+  int ncontact = 0;
+  for (int i = 0; i < 40; i++) {
+    double theta = 0.01 * i;
+    // free joint: position, then the quaternion of a turn theta about y
+    d->qpos[0] = 0, d->qpos[1] = 0, d->qpos[2] = 0.01;
+    d->qpos[3] = cos(0.5 * theta), d->qpos[4] = 0, d->qpos[5] = sin(0.5 * theta), d->qpos[6] = 0;
+    tf_kinematics(m, d);
+    double probe = tf_overlap_deepest(&set, m, d);
+    double brute = INFINITY;
+    const double* r = d->geom_xmat + 9 * sc.ball_geom;
+    const double* t = d->geom_xpos + 3 * sc.ball_geom;
+    for (int k = 0; k < NROD; k++) {
+      const double* p = rod + 3 * k;
+      double w[3];
+      for (int j = 0; j < 3; j++)
+        w[j] = r[3 * j] * p[0] + r[3 * j + 1] * p[1] + r[3 * j + 2] * p[2] + t[j];
+      brute = fmin(brute, tf_geom_sdf(m, d, sc.floor_geom, w, NULL));
+    }
+    if (brute < spec.contact_m) {
+      assert_true(probe == brute);
+      ncontact++;
+    } else {
+      assert_true(probe >= spec.contact_m);
+    }
+  }
+  assert_int_equal(ncontact, 19);  // theta 0.21 .. 0.39: 0.05 sin(theta) > 0.01
+  tf_probes_free(&set);
+  tf_data_destroy(d);
+  tf_model_destroy(sc.m);
+}
+
 // the ball's qvel made NaN by hand: the set reports divergence at that step
 static void test_set_divergence_from_data(void** state) {
   (void)state;
@@ -844,6 +950,8 @@ int main(void) {
       cmocka_unit_test(test_throughput),
       cmocka_unit_test(test_merge_envs),
       cmocka_unit_test(test_set_ball_on_halfspace),
+      cmocka_unit_test(test_set_spinning_ball_matches_brute_force),
+      cmocka_unit_test(test_set_turning_cluster_is_measured),
       cmocka_unit_test(test_set_divergence_from_data),
       cmocka_unit_test(test_set_gear_unwrap),
       cmocka_unit_test(test_set_bad_specs),
