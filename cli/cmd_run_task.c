@@ -1,5 +1,6 @@
-// `tightfit run --task T ...`: one run of an assembly task (all its environments) and one
-// JSON object of its metrics on stdout (with --json), or a short summary.
+// `tightfit run --task T ...`: one run of an assembly task (all its environments, stepped on
+// --threads threads) and one JSON object of its metrics on stdout (with --json), or a short
+// summary.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,9 +28,9 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
       *json = 1;
       continue;
     }
-    static const char* const with_value[] = {"--task",       "--mode",     "--solver",    "--dt",
-                                             "--substeps",   "--duration", "--envs",      "--seed",
-                                             "--iterations", "--set",      "--controller"};
+    static const char* const with_value[] = {
+        "--task", "--mode",    "--solver", "--dt",         "--substeps", "--duration",
+        "--envs", "--threads", "--seed",   "--iterations", "--set",      "--controller"};
     int known = 0;
     for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
       known |= strcmp(opt, with_value[k]) == 0;
@@ -70,6 +71,16 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
         return fail_usage("--envs needs a whole number in [1, 256], got '%s'", value);
       }
       o->envs = (int)x;
+    } else if (strcmp(opt, "--threads") == 0) {
+      // one line whatever is wrong with it: not a number, not whole, out of range
+      char* end = NULL;
+      long n = strtol(value, &end, 10);
+      if (end == value || *end || n < 1 || n > TF_TASK_MAX_THREADS) {
+        fprintf(stderr, "tightfit run: --threads needs a whole number in [1, %d], got '%s'\n",
+                TF_TASK_MAX_THREADS, value);
+        return -1;
+      }
+      o->threads = (int)n;
     } else if (strcmp(opt, "--seed") == 0) {
       if (tf_cli_parse_number("--seed", value, 0, 9007199254740992.0, &x) || x != floor(x)) {
         return fail_usage("--seed needs a whole number >= 0, got '%s'", value);

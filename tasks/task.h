@@ -13,7 +13,8 @@
 #include "probes.h"
 #include "tightfit.h"
 
-#define TF_TASK_MAX_SET 32  // --set key=value pairs per run
+#define TF_TASK_MAX_SET 32       // --set key=value pairs per run
+#define TF_TASK_MAX_THREADS 256  // worker threads per run (--threads)
 
 typedef enum tf_task_mode { TF_MODE_RIG = 0, TF_MODE_ROBOT, TF_MODE_N } tf_task_mode;
 
@@ -89,6 +90,8 @@ typedef struct tf_run_options {
   tf_physics physics;  // dt <= 0: the task's default
   double duration;     // s; <= 0: the task's default
   int envs;            // environments (>= 1)
+  int threads;         // worker threads stepping the environments, 1 to TF_TASK_MAX_THREADS
+                       // (default 1: a sweep runs whole runs side by side instead)
   uint64_t seed;
   int nset;
   tf_kv set[TF_TASK_MAX_SET];  // task parameters as key=value strings
@@ -103,6 +106,16 @@ void tf_run_options_default(tf_run_options* o);
 // metrics (merged over environments with tf_metrics_merge_envs). Returns 0 when the run
 // happened (whatever its status), -1 with a one-line message for bad options (unknown task
 // or key, value out of range, mode not supported) before anything runs.
+//
+// The environments run on min(threads, envs) threads, each built and stepped on its own and
+// merged in index order, so the row is the same bits at any thread count (timings aside);
+// when environments fail to build, the row names the lowest one's error, as a serial run
+// would. throughput.* and steps_per_s / realtime_factor keep their meaning at any thread
+// count: the mean over environments of each one's rate over its own tf_step time (one
+// core's rate). The run adds throughput.threads (the threads that ran), throughput.wall_s
+// (wall-clock seconds of building and running every environment) and
+// throughput.aggregate_env_steps_per_s (every environment's control steps per wall second:
+// the rate of the whole run, which threads raise).
 int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errlen);
 
 // the same for one environment, keeping it for inspection: builds, runs `duration` and

@@ -1,8 +1,17 @@
 // The runner: builds a task's environments, steps each one with the task's control and the
-// probes, and merges their metrics into one row (see task.h). Environments run one after
-// another in the calling thread: a sweep runs whole runs side by side instead, which keeps
-// every run's numbers independent of the thread count.
+// probes, and merges their metrics into one row (see task.h).
+//
+// Environments share nothing mutable (each has its own model, data, task state and probes;
+// the engine keeps no global state), so a run with `threads` > 1 hands environment indices
+// to a small pool of workers, the calling thread one of them, each stepping its own copy of
+// the resolved run and writing environment i's metrics into slot i. The slots are merged
+// in index order afterwards, exactly as a serial run merges them, so the row does not depend
+// on the thread count or on which worker ran what. Indices go out in increasing order, so
+// when environment i fails to build every lower index has been handed out and runs to the
+// end: the lowest failure, the one a serial run stops at, is always among those seen. By
+// default a run takes one thread: a sweep runs whole runs side by side instead.
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +30,7 @@ void tf_run_options_default(tf_run_options* o) {
   o->physics.iterations = 0;
   o->duration = 0;
   o->envs = 1;
+  o->threads = 1;
   o->seed = 0;
 }
 
@@ -84,6 +94,10 @@ static int resolve(const tf_run_options* o, const tf_task_info** task, double* v
   }
   if (o->envs < 1 || o->envs > MAX_ENVS) {
     snprintf(err, errlen, "envs must be in [1, %d] (got %d)", MAX_ENVS, o->envs);
+    return -1;
+  }
+  if (o->threads < 1 || o->threads > TF_TASK_MAX_THREADS) {
+    snprintf(err, errlen, "threads must be in [1, %d] (got %d)", TF_TASK_MAX_THREADS, o->threads);
     return -1;
   }
   if (o->nset < 0 || o->nset > TF_TASK_MAX_SET) {
@@ -288,31 +302,121 @@ static void run_columns(tf_metrics* row, const tf_run_options* o, const tf_task_
   }
 }
 
+// ---- environments side by side
+
+#define WORKER_STACK ((size_t)16 << 20)  // the runner and the tasks keep arrays on the stack
+#define ERR_LEN 256
+
+// what the workers of one run share; `next` and the failure fields are guarded by `lock`
+typedef struct env_pool {
+  tf_metrics* per_env;  // (envs) environment i's metrics, written by the worker that ran it
+  long* ncontrol;       // (envs) control steps environment i ran
+  int envs;
+  pthread_mutex_t lock;
+  int next;           // the next environment to hand out
+  int failed;         // the lowest environment that did not build; envs when none
+  char err[ERR_LEN];  // its message
+} env_pool;
+
+// one worker: the pool and its own copy of the resolved run, stepped one environment at a
+// time
+typedef struct env_worker {
+  env_pool* pool;
+  tf_env_run* run;
+} env_worker;
+
+// takes environment indices until none are left (or one failed to build), running each
+static void* env_worker_main(void* arg) {
+  env_worker* w = arg;
+  env_pool* p = w->pool;
+  for (;;) {
+    pthread_mutex_lock(&p->lock);
+    int i = p->failed == p->envs && p->next < p->envs ? p->next++ : -1;
+    pthread_mutex_unlock(&p->lock);
+    if (i < 0) break;
+    char err[ERR_LEN] = "";
+    tf_env env;
+    if (run_one(w->run, i, &env, &p->per_env[i], err, sizeof(err))) {
+      pthread_mutex_lock(&p->lock);
+      if (i < p->failed) {
+        p->failed = i;
+        memcpy(p->err, err, sizeof(err));
+      }
+      pthread_mutex_unlock(&p->lock);
+      continue;
+    }
+    p->ncontrol[i] = w->run->control;
+    tf_env_free(w->run->task, &env);
+  }
+  return NULL;
+}
+
+// runs the workers' pool on up to nworker threads, the calling thread one of them (it
+// runs alone when no thread can be started); returns the threads that ran
+static int run_pool(env_worker* workers, int nworker) {
+  pthread_t threads[TF_TASK_MAX_THREADS];
+  pthread_attr_t attr;
+  int started = 0;
+  if (nworker > 1 && pthread_attr_init(&attr) == 0) {
+    pthread_attr_setstacksize(&attr, WORKER_STACK);
+    // too few threads to be had: the ones started and this one take the rest
+    for (; started < nworker - 1; started++) {
+      if (pthread_create(&threads[started], &attr, env_worker_main, &workers[started + 1]) != 0) {
+        break;
+      }
+    }
+    pthread_attr_destroy(&attr);
+  }
+  env_worker_main(&workers[0]);
+  for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
+  return started + 1;
+}
+
 int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errlen) {
   tf_env_run* r = env_run_resolve(o, err, errlen);
   if (!r) return -1;
   const tf_task_info* task = r->task;
+  int nworker = o->threads < o->envs ? o->threads : o->envs;
   tf_metrics* per_env = malloc(sizeof(tf_metrics) * (size_t)o->envs);
   tf_metrics* merged = malloc(sizeof(tf_metrics));
-  if (!per_env || !merged) {
+  long* ncontrol = calloc((size_t)o->envs, sizeof(long));
+  env_worker* workers = malloc(sizeof(env_worker) * (size_t)nworker);
+  // worker 0 steps r itself; the others step copies of the resolved run
+  tf_env_run* copies = nworker > 1 ? malloc(sizeof(tf_env_run) * (size_t)(nworker - 1)) : NULL;
+  if (!per_env || !merged || !ncontrol || !workers || (nworker > 1 && !copies)) {
     free(per_env);
     free(merged);
+    free(ncontrol);
+    free(workers);
+    free(copies);
     free(r);
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  char build_err[256] = "";
-  int built = 1, ndiverged = 0, nsuccess = 0;
+  env_pool pool;
+  memset(&pool, 0, sizeof(pool));
+  pool.per_env = per_env;
+  pool.ncontrol = ncontrol;
+  pool.envs = o->envs;
+  pool.failed = o->envs;
+  pthread_mutex_init(&pool.lock, NULL);
+  for (int k = 0; k < nworker; k++) {
+    workers[k].pool = &pool;
+    workers[k].run = k == 0 ? r : &copies[k - 1];
+    if (k > 0) copies[k - 1] = *r;
+  }
+  double t0 = tf_clock();
+  int nthread = run_pool(workers, nworker);
+  double wall = tf_clock() - t0;
+  pthread_mutex_destroy(&pool.lock);
+
+  int built = pool.failed == o->envs, ndiverged = 0, nsuccess = 0;
+  long nsteps = 0;
   for (int i = 0; i < o->envs && built; i++) {
-    tf_env env;
-    if (run_one(r, i, &env, &per_env[i], build_err, sizeof(build_err))) {
-      built = 0;
-      break;
-    }
-    tf_env_free(task, &env);
     const char* status = tf_metrics_text(&per_env[i], "status");
     if (status && strcmp(status, "diverged") == 0) ndiverged++;
     if (tf_metrics_get(&per_env[i], "success") == 1) nsuccess++;
+    nsteps += ncontrol[i];
   }
   tf_metrics_clear(out);
   run_columns(out, o, task, r->values, &r->physics, r->duration);
@@ -320,7 +424,7 @@ int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errl
     // a configuration the task cannot build (e.g. parts that do not fit): a row that says so
     tf_metrics_set_text(out, "status", "failed");
     tf_metrics_set_bool(out, "success", 0);
-    tf_metrics_set_text(out, "error", build_err);
+    tf_metrics_set_text(out, "error", pool.err);
   } else {
     tf_metrics_merge_envs(merged, per_env, o->envs);
     tf_metrics_set_text(out, "status", ndiverged ? "diverged" : "ok");
@@ -342,9 +446,18 @@ int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errl
         if (slot) slot->kind = mi->kind;
       }
     }
+    // the run as a whole: measurements like the rest of throughput.*, so rows at different
+    // thread counts still compare equal outside it
+    tf_metrics_set_int(out, "throughput.threads", nthread);
+    tf_metrics_set(out, "throughput.wall_s", wall);
+    tf_metrics_set(out, "throughput.aggregate_env_steps_per_s",
+                   wall > 0 ? (double)nsteps / wall : NAN);
   }
   free(per_env);
   free(merged);
+  free(ncontrol);
+  free(workers);
+  free(copies);
   free(r);
   return 0;
 }

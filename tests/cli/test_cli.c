@@ -431,6 +431,20 @@ static void test_run_controller_option(void** state) {
   expect_usage_error(bad, n2, 0);
 }
 
+// --threads takes a whole number in [1, 256]: anything else is one line naming it
+static void test_run_threads_option(void** state) {
+  (void)state;
+  const char* bad[] = {"0", "abc", "1.5", "257", "-2", "2x"};
+  for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+    const char* args[] = {"run", "--task", "peg", "--envs", "2", "--threads", bad[k], NULL};
+    const char* needles[] = {"--threads", "[1, 256]", bad[k], NULL};
+    expect_usage_error(args, needles, 0);
+  }
+  const char* missing[] = {"run", "--task", "peg", "--threads", NULL};
+  const char* n1[] = {"--threads", NULL};
+  expect_usage_error(missing, n1, 0);
+}
+
 // run needs a scene
 static void test_run_without_scene(void** state) {
   (void)state;
@@ -587,6 +601,7 @@ int main(void) {
       cmocka_unit_test(test_run_dt_missing_value),
       cmocka_unit_test(test_run_without_scene),
       cmocka_unit_test(test_run_controller_option),
+      cmocka_unit_test(test_run_threads_option),
       cmocka_unit_test(test_list_unknown_option),
       cmocka_unit_test(test_validate_unknown_gate),
       cmocka_unit_test(test_validate_unknown_solver),
