@@ -53,6 +53,9 @@ typedef struct tf_shape {
   tf_hull_view hull;  // for TF_GEOM_HULL
   tf_mesh_view mesh;  // TF_GEOM_MESH, or the surface samples of a TF_GEOM_SDF (nvert 0: none)
   tf_sdf_view sdf;    // TF_GEOM_SDF, or a baked SDF of a TF_GEOM_MESH (fn and grid NULL: none)
+  // a primitive's tessellation as its model holds it (tf_primitive_mesh of its size); nvert 0:
+  // made where it is needed
+  tf_mesh_view tess;
 } tf_shape;
 
 typedef struct tf_contact_point {

@@ -90,6 +90,15 @@ void tf_geom_shape(const tf_model* m, const tf_data* d, int g, tf_shape* s) {
     v->face = m->mesh_face + 3 * m->mesh_faceadr[mesh];
     v->rbound = m->mesh_rbound[mesh];
   }
+  int tess = m->geom_tessadr[g];
+  if (tess >= 0) {
+    tf_mesh_view* v = &s->tess;
+    v->nvert = m->geom_tessvertnum[g];
+    v->vert = m->tess_vert + 3 * (size_t)tess;
+    v->nface = m->geom_tessfacenum[g];
+    v->face = m->tess_face + 3 * (size_t)m->geom_tessfaceadr[g];
+    v->rbound = m->geom_rbound[g];
+  }
   if (sdf >= 0) {
     tf_sdf_view* v = &s->sdf;
     v->fn = m->sdf_fn[sdf];

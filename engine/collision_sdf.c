@@ -1174,16 +1174,26 @@ static void sample_passes(sampler* s, const tf_shape* x, int two_way) {
     flush(s);
     return;
   }
-  double vert[3 * TF_PRIM_MESH_MAX_VERT];
-  int face[3 * TF_PRIM_MESH_MAX_FACE], nface = 0;
   double rbound = norm3(x->size);
   if (x->type == TF_GEOM_CAPSULE) rbound = x->size[0] + x->size[1];
   if (x->type == TF_GEOM_SPHERE) rbound = x->size[0];
   if (!sampled_near(s, rbound)) return;
-  s->vert = vert;
-  s->nvert = tf_primitive_mesh(vert, face, &nface, x->type, x->size, TF_SDF_SAMPLE_SPACING);
+  // the tessellation its model made once, else made here (the same vertices and faces)
+  double vert[3 * TF_PRIM_MESH_MAX_VERT];
+  int face[3 * TF_PRIM_MESH_MAX_FACE], nface = 0;
+  const int* faces = face;
+  if (x->tess.nvert > 0) {
+    s->vert = x->tess.vert;
+    s->nvert = x->tess.nvert;
+    faces = x->tess.face;
+    nface = x->tess.nface;
+  } else {
+    s->vert = vert;
+    s->nvert = tf_primitive_mesh(vert, face, &nface, x->type, x->size, TF_SDF_SAMPLE_SPACING);
+  }
   sample_vertices(s);
-  for (int t = 0; t < nface; t++) sample_triangle(s, face[3 * t], face[3 * t + 1], face[3 * t + 2]);
+  for (int t = 0; t < nface; t++)
+    sample_triangle(s, faces[3 * t], faces[3 * t + 1], faces[3 * t + 2]);
   finish_triangles(s);
   if (s->curved) refine_vertex_minima(s);
   flush(s);

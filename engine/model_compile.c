@@ -10,7 +10,10 @@
 #include "builder_internal.h"
 #include "error_message.h"
 #include "engine_math.h"
+#include "collision_sdf.h"
+#include "collision_stage.h"
 #include "hull.h"
+#include "mesh_primitive.h"
 #include "model_internal.h"
 
 static int all_finite(const double* x, int n) {
@@ -453,6 +456,10 @@ static void lay_out_model(tf_model* m, layout* l, size_t names_size) {
   TF_DOUBLES(geom_solref, 2 * ng);
   TF_DOUBLES(geom_solimp, 3 * ng);
   TF_DOUBLES(geom_rbound, ng);
+  TF_INTS(geom_tessadr, ng);
+  TF_INTS(geom_tessvertnum, ng);
+  TF_INTS(geom_tessfaceadr, ng);
+  TF_INTS(geom_tessfacenum, ng);
   m->geom_rgba = carve(l, sizeof(float) * 4 * (size_t)ng);
   TF_INTS(hull_vertadr, nh);
   TF_INTS(hull_vertnum, nh);
@@ -788,6 +795,61 @@ static int check_mass_matrix(tf_model* m, char* err, size_t errlen) {
   return status;
 }
 
+// whether primitive geom g may meet a geom measured by sampling (an SDF or a mesh): only
+// those pairs read its tessellation
+static int samples_against_field(const tf_model* m, int g) {
+  for (int h = 0; h < m->ngeom; h++) {
+    int t = m->geom_type[h];
+    if ((t == TF_GEOM_SDF || t == TF_GEOM_MESH) && tf_collision_filter(m, g, h)) return 1;
+  }
+  return 0;
+}
+
+// the tessellations of the primitive geoms that sample against a field, into one block
+// (vertices, then faces); 0, or -1 when out of memory
+static int tessellate_primitives(tf_model* m) {
+  double vert[3 * TF_PRIM_MESH_MAX_VERT];
+  int face[3 * TF_PRIM_MESH_MAX_FACE];
+  int nvert = 0, nface = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    nvert = nface = 0;
+    for (int g = 0; g < m->ngeom; g++) {
+      int t = m->geom_type[g];
+      if (pass == 0) {
+        m->geom_tessadr[g] = -1;
+        m->geom_tessvertnum[g] = m->geom_tessfaceadr[g] = m->geom_tessfacenum[g] = 0;
+        int primitive = t == TF_GEOM_SPHERE || t == TF_GEOM_CAPSULE || t == TF_GEOM_BOX ||
+                        t == TF_GEOM_CYLINDER;
+        if (!primitive || !samples_against_field(m, g)) continue;
+      } else if (m->geom_tessadr[g] < 0) {
+        continue;
+      }
+      int nf = 0;
+      int nv = tf_primitive_mesh(vert, face, &nf, t, m->geom_size + 3 * g, TF_SDF_SAMPLE_SPACING);
+      if (pass == 0) {
+        m->geom_tessadr[g] = nvert;
+        m->geom_tessvertnum[g] = nv;
+        m->geom_tessfaceadr[g] = nface;
+        m->geom_tessfacenum[g] = nf;
+      } else {
+        memcpy(m->tess_vert + 3 * (size_t)nvert, vert, sizeof(double) * 3 * (size_t)nv);
+        memcpy(m->tess_face + 3 * (size_t)nface, face, sizeof(int) * 3 * (size_t)nf);
+      }
+      nvert += nv;
+      nface += nf;
+    }
+    if (pass == 0) {
+      m->ntessvert = nvert;
+      m->ntessface = nface;
+      if (nvert == 0) return 0;
+      m->tess_vert = malloc(sizeof(double) * 3 * (size_t)nvert + sizeof(int) * 3 * (size_t)nface);
+      if (!m->tess_vert) return -1;
+      m->tess_face = (int*)(m->tess_vert + 3 * (size_t)nvert);
+    }
+  }
+  return 0;
+}
+
 tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
   if (err && errlen) err[0] = 0;
   if (check_option(&b->opt, err, errlen)) return NULL;
@@ -933,6 +995,12 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
   m->buffer = l.base;
   m->narena = tf_arena_size(m);
   fill_model(b, m, (const double(*)[3])moments, (const double(*)[4])iquats, hulls);
+  if (tessellate_primitives(m)) {
+    tf_fail(err, errlen, "out of memory");
+    tf_model_destroy(m);
+    m = NULL;
+    goto done;
+  }
   if (check_mass_matrix(m, err, errlen) || set_equality_references(m, err, errlen)) {
     tf_model_destroy(m);
     m = NULL;
@@ -949,6 +1017,7 @@ done:
 
 void tf_model_destroy(tf_model* m) {
   if (!m) return;
+  free(m->tess_vert);  // the tessellations' one block (its faces follow the vertices)
   free(m->buffer);
   free(m);
 }

@@ -327,6 +327,18 @@ typedef struct tf_model {
   double* geom_rbound;         // (ngeom) bounding-sphere radius about the geom origin (0: plane)
   float* geom_rgba;            // (ngeom x 4) render colour; all zero = palette by body
 
+  // primitive tessellations: the surface samples of a sphere, capsule, box or cylinder geom
+  // that may touch an SDF or mesh geom (collision_sdf.c measures them in its field), made
+  // once here rather than every step (mesh_primitive.h); vertices in the geom frame
+  int ntessvert;          // vertices of all tessellations
+  int ntessface;          // triangles of all tessellations
+  int* geom_tessadr;      // (ngeom) first vertex of the geom's tessellation, -1: none
+  int* geom_tessvertnum;  // (ngeom)
+  int* geom_tessfaceadr;  // (ngeom) first triangle
+  int* geom_tessfacenum;  // (ngeom)
+  double* tess_vert;      // (ntessvert x 3)
+  int* tess_face;         // (ntessface x 3) vertex indices within the geom's own
+
   // hulls (vertices and faces of all hulls, each hull's a contiguous range)
   int* hull_vertadr;        // (nhull)
   int* hull_vertnum;        // (nhull)

@@ -17,6 +17,7 @@
 #include "collision.h"
 #include "collision_primitive.h"
 #include "collision_sdf.h"
+#include "collision_stage.h"
 #include "contact_reduce.h"
 #include "engine_math.h"
 #include "mesh_primitive.h"
@@ -412,6 +413,84 @@ static void test_bowl_settle(void** state) {
   assert_near(x[1], 0, 1e-4);
   assert_near(x[2], r, 1e-4);
   assert_true(d->ncon_candidates >= d->ncon);
+  tf_data_destroy(d);
+  tf_model_destroy(m);
+}
+
+// the model tessellates a primitive that may touch an SDF once, at compile, and no other
+// (a box with collisions off, the plane): the same vertices and faces tf_primitive_mesh
+// makes, and a pair measured with the model's copy gives the same bytes as one tessellating
+// the box itself
+static void test_model_tessellation(void** state) {
+  (void)state;
+  tf_builder* b = tf_builder_create();
+  bowl_param bp = {0.1, 0.02};
+  tf_sdf_def sd;
+  memset(&sd, 0, sizeof(sd));
+  sd.name = "bowl";
+  sd.fn = bowl_fn;
+  sd.params = &bp;
+  sd.params_size = sizeof(bp);
+  const double aabb[6] = {-0.12, -0.12, -0.02, 0.12, 0.12, 0.1};
+  memcpy(sd.aabb, aabb, sizeof(sd.aabb));
+  sd.mesh = -1;
+  tf_geom_def bowl = tf_geom_def_default();
+  bowl.name = "bowl";
+  bowl.type = TF_GEOM_SDF;
+  bowl.sdf = tf_builder_add_sdf(b, &sd);
+  int gbowl = tf_builder_add_geom(b, &bowl);
+  tf_body_def body = tf_body_def_default();
+  body.name = "block";
+  body.pos[0] = 0.011, body.pos[2] = 0.0125;
+  int id = tf_builder_add_body(b, &body);
+  tf_joint_def joint = tf_joint_def_default();
+  joint.name = "block_free";
+  joint.body = id;
+  joint.type = TF_JOINT_FREE;
+  tf_builder_add_joint(b, &joint);
+  tf_geom_def box = tf_geom_def_default();
+  box.name = "block";
+  box.body = id;
+  box.type = TF_GEOM_BOX;
+  box.size[0] = 0.02, box.size[1] = 0.015, box.size[2] = 0.01;
+  int gbox = tf_builder_add_geom(b, &box);
+  box.name = "ghost";
+  box.contype = box.conaffinity = 0;
+  int gghost = tf_builder_add_geom(b, &box);
+  char err[256] = "";
+  tf_model* m = tf_builder_compile(b, err, sizeof(err));
+  tf_builder_destroy(b);
+  if (!m) print_error("compile: %s\n", err);
+  assert_non_null(m);
+  assert_true(m->geom_tessadr[gbowl] < 0 && m->geom_tessadr[gghost] < 0);
+  assert_true(m->geom_tessadr[gbox] >= 0);
+  static double vert[3 * TF_PRIM_MESH_MAX_VERT];
+  static int face[3 * TF_PRIM_MESH_MAX_FACE];
+  int nface = 0;
+  int nvert = tf_primitive_mesh(vert, face, &nface, TF_GEOM_BOX, box.size, TF_SDF_SAMPLE_SPACING);
+  assert_int_equal(m->ntessvert, nvert);
+  assert_int_equal(m->ntessface, nface);
+  assert_int_equal(m->geom_tessvertnum[gbox], nvert);
+  assert_int_equal(m->geom_tessfacenum[gbox], nface);
+  assert_memory_equal(m->tess_vert, vert, sizeof(double) * 3 * (size_t)nvert);
+  assert_memory_equal(m->tess_face, face, sizeof(int) * 3 * (size_t)nface);
+
+  tf_data* d = tf_data_create(m);
+  assert_non_null(d);
+  tf_kinematics(m, d);
+  tf_shape sb, sf;
+  tf_geom_shape(m, d, gbox, &sb);
+  tf_geom_shape(m, d, gbowl, &sf);
+  assert_int_equal(sb.tess.nvert, nvert);
+  static tf_contact_point held[TF_COLLIDE_MAX], made[TF_COLLIDE_MAX];
+  memset(held, 0, sizeof(held));
+  memset(made, 0, sizeof(made));
+  int n1 = tf_collide_n(&sb, &sf, 2e-3, TF_COLLIDE_MAX, held, NULL);
+  memset(&sb.tess, 0, sizeof(sb.tess));
+  int n2 = tf_collide_n(&sb, &sf, 2e-3, TF_COLLIDE_MAX, made, NULL);
+  assert_true(n1 > 0);
+  assert_int_equal(n1, n2);
+  assert_memory_equal(held, made, sizeof(held[0]) * (size_t)n1);
   tf_data_destroy(d);
   tf_model_destroy(m);
 }
@@ -1269,16 +1348,16 @@ static void test_unit_gradient_checked(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sphere_vs_sdf_sphere),  cmocka_unit_test(test_sdf_sdf_spheres),
-      cmocka_unit_test(test_box_on_halfspace),      cmocka_unit_test(test_mesh_pairs),
-      cmocka_unit_test(test_plane_and_curved),      cmocka_unit_test(test_all_pairs),
-      cmocka_unit_test(test_bore_far_side),         cmocka_unit_test(test_grid_sdf),
-      cmocka_unit_test(test_reduce_bins),           cmocka_unit_test(test_reduce_stress),
-      cmocka_unit_test(test_reduce_order),          cmocka_unit_test(test_bowl_settle),
-      cmocka_unit_test(test_two_way_edge),          cmocka_unit_test(test_two_way_floor),
-      cmocka_unit_test(test_triangle_descent),      cmocka_unit_test(test_shared_edge_once),
-      cmocka_unit_test(test_unit_gradient_checked), cmocka_unit_test(test_reduce_local_frame),
-      cmocka_unit_test(test_reduce_extreme_tie),
+      cmocka_unit_test(test_sphere_vs_sdf_sphere), cmocka_unit_test(test_sdf_sdf_spheres),
+      cmocka_unit_test(test_box_on_halfspace),     cmocka_unit_test(test_mesh_pairs),
+      cmocka_unit_test(test_plane_and_curved),     cmocka_unit_test(test_all_pairs),
+      cmocka_unit_test(test_bore_far_side),        cmocka_unit_test(test_grid_sdf),
+      cmocka_unit_test(test_reduce_bins),          cmocka_unit_test(test_reduce_stress),
+      cmocka_unit_test(test_reduce_order),         cmocka_unit_test(test_bowl_settle),
+      cmocka_unit_test(test_model_tessellation),   cmocka_unit_test(test_two_way_edge),
+      cmocka_unit_test(test_two_way_floor),        cmocka_unit_test(test_triangle_descent),
+      cmocka_unit_test(test_shared_edge_once),     cmocka_unit_test(test_unit_gradient_checked),
+      cmocka_unit_test(test_reduce_local_frame),   cmocka_unit_test(test_reduce_extreme_tie),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
