@@ -126,9 +126,9 @@ static void section_set(section_sdf* s, const double (*pts)[2], int n) {
 static double section_eval(const section_sdf* s, const double p[3], double grad[3]) {
   double rho = sqrt(p[0] * p[0] + p[1] * p[1]);
   double c = rho > 0 ? p[0] / rho : 1, sn = rho > 0 ? p[1] / rho : 0;
+  // a static section (section_set leaves every w and phi zero): the static query
   tf_profile_query q;
-  tf_profile_query_init(&q, rho, p[2]);
-  tf_profile_query_polyline(&q, s->v, s->n, NULL, 0);
+  tf_profile_query_static(&q, rho, p[2], s->v, s->n, 0);
   int inside = polygon_inside(s->poly, s->n, rho, p[2]);
   tf_profile_query_gradient(grad, &q, c, sn, inside);
   return inside ? -q.dist : q.dist;

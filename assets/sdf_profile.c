@@ -249,6 +249,68 @@ void tf_profile_query_polyline(tf_profile_query* q, const tf_profile_vertex* v, 
   }
 }
 
+// One static feature met at its point (r, zz) with outward normal nrm: consider()'s test for
+// a feature that does not move and does not turn (phi 0), with the same arithmetic.
+static void static_point(tf_profile_query* q, double r, double zz, const double nrm[2]) {
+  double dr = q->rho - r, dz = q->z - zz;
+  double lb = dr * dr + dz * dz;
+  if (lb > 4 * q->dist * q->dist) return;
+  // feature_offset at phi 0: the e_theta offset is 0, and adding its square changes nothing
+  double dist = sqrt(dr * dr + 0.0 * 0.0 + dz * dz);
+  if (dist < q->dist) {
+    q->dist = dist;
+    q->off[0] = dr, q->off[1] = 0, q->off[2] = dz;
+    q->normal[0] = nrm[0], q->normal[1] = nrm[1];
+  }
+}
+
+// Every segment and vertex of a static polyline in tf_profile_query_polyline's order, each
+// with the arithmetic its general query does when w = 0, phi = 0 and base = 0 (terms such as
+// phi w and base w are exact zeros there, and x + 0 and x - 0 are x): a surface of revolution
+// (a peg's or a bore's section) asks for nothing else, and skips the features' setup, the
+// candidate and event bookkeeping and the query's clearing, most of a peg query's time.
+void tf_profile_query_static(tf_profile_query* q, double rho, double z, const tf_profile_vertex* v,
+                             int n, int flip) {
+  q->rho = rho;
+  q->z = z;
+  q->base = 0;
+  q->dist = INFINITY;
+  q->off[0] = q->off[1] = q->off[2] = 0;
+  q->normal[0] = q->normal[1] = 0;
+  q->ncand = 0;
+  q->nevent = 0;
+  double prev[2] = {0, 0};
+  for (int i = 0; i < n; i++) {
+    double nrm[2] = {prev[0], prev[1]};
+    if (i + 1 < n) {
+      const tf_profile_vertex* a = &v[i];
+      const tf_profile_vertex* b = &v[i + 1];
+      double e[2] = {b->p[0] - a->p[0], b->p[1] - a->p[1]};
+      double len = sqrt(e[0] * e[0] + e[1] * e[1]);
+      if (len > 0) {
+        double u[2] = {e[0] / len, e[1] / len};
+        double sn[2] = {flip ? -u[1] : u[1], flip ? u[0] : -u[0]};
+        double d[2] = {rho - a->p[0], z - a->p[1]};
+        // the general query's s (its phi uw term is a signed zero, kept for the sign of 0)
+        double uw = u[0] * 0.0 + u[1] * 0.0;
+        double s = u[0] * d[0] + u[1] * d[1] - 0.0 * uw;
+        // within the segment's ends, and at r >= 0 (the general r and z carry a + phi w term)
+        if (!(s < 0) && !(s > len)) {
+          double r = a->p[0] + s * u[0] + 0.0;
+          if (!(r < 0)) static_point(q, r, a->p[1] + s * u[1] + 0.0, sn);
+        }
+        // the segment's normal (tf_profile_query_polyline's, from e and len)
+        prev[0] = (flip ? -e[1] : e[1]) / len, prev[1] = (flip ? e[0] : -e[0]) / len;
+        nrm[0] += prev[0], nrm[1] += prev[1];
+      }
+    }
+    double nn = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1]);
+    if (nn > 0) nrm[0] /= nn, nrm[1] /= nn;
+    // a vertex's point, a + s u + phi w with s, u, phi and w zero
+    static_point(q, v[i].p[0] + 0.0 + 0.0, v[i].p[1] + 0.0 + 0.0, nrm);
+  }
+}
+
 // F(s, phi) = |p - X(s, phi)|^2 on feature f, with its gradient g and Hessian h (ss, sphi,
 // phiphi)
 static double feature_f(const tf_profile_query* q, const tf_profile_feature* f, double s,

@@ -63,6 +63,12 @@ void tf_profile_query_segment(tf_profile_query* q, const tf_profile_vertex* a,
 // a polyline of n vertices; segw (n - 1 x 2) the line velocities, NULL for all static
 void tf_profile_query_polyline(tf_profile_query* q, const tf_profile_vertex* v, int n,
                                const double* segw, int flip);
+// the nearest point of a static polyline (a solid of revolution: every w and phi zero) to
+// (rho, z), into dist, off and normal of q as tf_profile_query_init then
+// tf_profile_query_polyline(q, v, n, NULL, flip) leave them, to the bit; nothing else of q
+// is set (no candidates, no events: a static feature has neither)
+void tf_profile_query_static(tf_profile_query* q, double rho, double z, const tf_profile_vertex* v,
+                             int n, int flip);
 // polishes the nearest points with Newton steps on the exact distance to their features
 // (the closed-form points are exact to second order in the turn)
 void tf_profile_query_refine(tf_profile_query* q);
