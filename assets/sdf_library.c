@@ -258,6 +258,29 @@ static double prism(const double* prm, int nvert, const double q[3], double g[3]
 
 // ---------------------------------------------------------------- evaluation
 
+// a lower bound on node n's value at q (its parent's frame): the distance to its bounding
+// sphere, or to its bounding box where q lies outside that and it is larger (a node's value
+// is at least the distance to any set holding its solid). Both keep 1e-12 m (and 1e-12 of
+// the size) to spare, so that a bound rounded up never passes a value rounded down: culling
+// with it skips only operands that cannot decide the result, and the result stays the bits
+// of evaluating them
+static double lower_bound(const tf_sdf_node* n, const double q[3]) {
+  double c[3] = {q[0] - n->bound[0], q[1] - n->bound[1], q[2] - n->bound[2]};
+  double lower =
+      sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) - n->bound[3] - (1e-12 + 1e-12 * n->bound[3]);
+  double out = 0;
+  for (int k = 0; k < 3; k++) {
+    double e =
+        q[k] < n->box[k] ? n->box[k] - q[k] : (q[k] > n->box[3 + k] ? q[k] - n->box[3 + k] : 0);
+    out += e * e;
+  }
+  if (out > 0) {
+    double d = sqrt(out);
+    if (d > lower) lower = d;
+  }
+  return lower;
+}
+
 // value of node i at p in its parent frame; children see p in node i's frame
 static double eval_node(const tf_sdf_node* nodes, int i, const double p[3], double grad[3]) {
   const tf_sdf_node* n = &nodes[i];
@@ -292,20 +315,35 @@ static double eval_node(const tf_sdf_node* nodes, int i, const double p[3], doub
     case TF_SDF_INTERSECTION:
     case TF_SDF_SUBTRACTION: {
       double ga[3], gb[3];
-      double a = eval_node(nodes, n->child[0], q, ga);
       const tf_sdf_node* nb = &nodes[n->child[1]];
-      double c[3] = {q[0] - nb->bound[0], q[1] - nb->bound[1], q[2] - nb->bound[2]};
-      // the distance to b's bounding sphere is a lower bound on b's value
-      double lower = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) - nb->bound[3];
+      double lower = lower_bound(nb, q);
       int use_b = 0;
-      double b = 0;
+      double a = 0, b = 0;
       if (n->type == TF_SDF_UNION) {
-        if (lower < a) {
+        // min(a, b), a on ties: the operand nearer by its bound first, and the other only
+        // where its bound does not already lose (strictly, for a: a tie keeps a)
+        double lower_a = lower_bound(&nodes[n->child[0]], q);
+        if (lower < lower_a) {
           b = eval_node(nodes, n->child[1], q, gb);
-          use_b = b < a;
+          if (lower_a > b) {
+            use_b = 1;
+          } else {
+            a = eval_node(nodes, n->child[0], q, ga);
+            use_b = b < a;
+          }
+        } else {
+          a = eval_node(nodes, n->child[0], q, ga);
+          if (lower < a) {
+            b = eval_node(nodes, n->child[1], q, gb);
+            use_b = b < a;
+          }
         }
         value = use_b ? b : a;
-      } else if (n->type == TF_SDF_INTERSECTION) {
+        memcpy(g, use_b ? gb : ga, sizeof(g));
+        break;
+      }
+      a = eval_node(nodes, n->child[0], q, ga);
+      if (n->type == TF_SDF_INTERSECTION) {
         b = eval_node(nodes, n->child[1], q, gb);
         use_b = b > a;
         value = use_b ? b : a;
@@ -416,6 +454,84 @@ static void local_bound(const tf_sdf_node* nodes, const tf_sdf_node* n, double s
   }
 }
 
+// bounding box (lo, hi) of a node in its own frame
+static void local_box(const tf_sdf_node* nodes, const tf_sdf_node* n, double lo[3], double hi[3]) {
+  const double* p = n->param;
+  double half[3] = {INFINITY, INFINITY, INFINITY};
+  switch (n->type) {
+    case TF_SDF_SPHERE:
+      half[0] = half[1] = half[2] = p[0];
+      break;
+    case TF_SDF_BOX:
+    case TF_SDF_ROUNDED_BOX:
+      half[0] = p[0], half[1] = p[1], half[2] = p[2];
+      break;
+    case TF_SDF_CYLINDER:
+      half[0] = half[1] = p[0], half[2] = p[1];
+      break;
+    case TF_SDF_CAPSULE:
+      half[0] = half[1] = p[0], half[2] = p[1] + p[0];
+      break;
+    case TF_SDF_TORUS:
+      half[0] = half[1] = p[0] + p[1], half[2] = p[1];
+      break;
+    case TF_SDF_PRISM:
+      // the polygon's box grown by the rounding, over z in [-h, h]
+      for (int k = 0; k < 2; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+      for (int i = 0; i < n->nvert; i++) {
+        for (int k = 0; k < 2; k++) {
+          lo[k] = fmin(lo[k], p[2 + 2 * i + k] - p[1]);
+          hi[k] = fmax(hi[k], p[2 + 2 * i + k] + p[1]);
+        }
+      }
+      lo[2] = -p[0], hi[2] = p[0];
+      return;
+    case TF_SDF_UNION:
+    case TF_SDF_INTERSECTION:
+    case TF_SDF_SUBTRACTION: {
+      // the children's boxes are in this node's frame: their union, their overlap, the first
+      const double* a = nodes[n->child[0]].box;
+      const double* b = nodes[n->child[1]].box;
+      for (int k = 0; k < 3; k++) {
+        if (n->type == TF_SDF_UNION) {
+          lo[k] = fmin(a[k], b[k]), hi[k] = fmax(a[3 + k], b[3 + k]);
+        } else if (n->type == TF_SDF_INTERSECTION) {
+          lo[k] = fmax(a[k], b[k]), hi[k] = fmin(a[3 + k], b[3 + k]);
+        } else {
+          lo[k] = a[k], hi[k] = a[3 + k];
+        }
+      }
+      return;
+    }
+    default:
+      break;
+  }
+  for (int k = 0; k < 3; k++) lo[k] = -half[k], hi[k] = half[k];
+}
+
+// node n's own-frame box (lo, hi) placed in its parent frame: the box of its eight corners,
+// grown by 1e-12 m and 1e-12 of its size so that rounding never cuts into the solid
+static void place_box(tf_sdf_node* n, const double lo[3], const double hi[3]) {
+  const double* r = n->rot;
+  double out_lo[3] = {INFINITY, INFINITY, INFINITY}, out_hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int c = 0; c < 8; c++) {
+    double x[3] = {c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2]};
+    for (int k = 0; k < 3; k++) {
+      double w = r[3 * k] * x[0] + r[3 * k + 1] * x[1] + r[3 * k + 2] * x[2] + n->pos[k];
+      out_lo[k] = fmin(out_lo[k], w), out_hi[k] = fmax(out_hi[k], w);
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    double pad = 1e-12 + 1e-12 * (fabs(out_lo[k]) + fabs(out_hi[k]));
+    // an empty overlap (lo > hi) bounds nothing: keep it infinite rather than wrong
+    if (!(out_lo[k] <= out_hi[k]) || !isfinite(out_lo[k]) || !isfinite(out_hi[k])) {
+      out_lo[k] = -INFINITY, out_hi[k] = INFINITY;
+      pad = 0;
+    }
+    n->box[k] = out_lo[k] - pad, n->box[3 + k] = out_hi[k] + pad;
+  }
+}
+
 // the parameter checks of one primitive; returns a message or NULL
 static const char* check_primitive(const tf_sdf_node* n) {
   const double* p = n->param;
@@ -492,6 +608,9 @@ int tf_sdf_tree_add(tf_sdf_tree** tree, const tf_sdf_node* node) {
     n->bound[k] = r[3 * k] * s[0] + r[3 * k + 1] * s[1] + r[3 * k + 2] * s[2] + n->pos[k];
   }
   n->bound[3] = s[3];
+  double lo[3], hi[3];
+  local_box(t->node, n, lo, hi);
+  place_box(n, lo, hi);
   t->root = index;
   return index;
 }

@@ -68,6 +68,7 @@ typedef struct tf_sdf_node {
   double pos[3];  // node origin in the parent frame
   double param[TF_SDF_NPARAM];
   double bound[4];  // bounding sphere in the parent frame: centre x y z, radius (set on add)
+  double box[6];    // bounding box in the parent frame: lo x y z, hi x y z (set on add)
 } tf_sdf_node;
 
 typedef struct tf_sdf_tree {

@@ -490,6 +490,52 @@ static void test_union_culling(void** state) {
   tf_sdf_tree_free(t);
 }
 
+// turned boxes, prisms, capsules and tori in a balanced union, culled by their bounding
+// boxes as well as spheres: the union gives the bits of the plain minimum (first on ties),
+// also at points on and just off the shapes' surfaces, where culling is closest to wrong
+static void test_union_culling_turned(void** state) {
+  (void)state;
+  tf_sdf_tree* t = tf_sdf_tree_create();
+  enum { N = 24 };
+  int index[N];
+  uint64_t seed = 11;
+  const double tri[3][2] = {{-0.03, -0.02}, {0.04, -0.02}, {0.0, 0.05}};
+  for (int i = 0; i < N; i++) {
+    double half[3] = {urange(&seed, 0.01, 0.2), urange(&seed, 0.005, 0.05), 0.02};
+    tf_sdf_node n = i % 4 == 0   ? tf_sdf_box(half)
+                    : i % 4 == 1 ? tf_sdf_prism(tri, 3, 0.005, urange(&seed, 0.01, 0.2))
+                    : i % 4 == 2 ? tf_sdf_capsule(0.01, urange(&seed, 0.01, 0.3))
+                                 : tf_sdf_torus(0.05, 0.01);
+    double pos[3] = {urange(&seed, -0.5, 0.5), urange(&seed, -0.5, 0.5), urange(&seed, -0.5, 0.5)};
+    double quat[4] = {urange(&seed, -1, 1), urange(&seed, -1, 1), urange(&seed, -1, 1),
+                      urange(&seed, -1, 1)};
+    tf_sdf_node_place(&n, pos, quat);
+    index[i] = tf_sdf_tree_add(&t, &n);
+    assert_true(index[i] >= 0);
+  }
+  int root = tf_sdf_tree_union_all(&t, index, N);
+  assert_true(root >= 0);
+  for (int i = 0; i < 4000; i++) {
+    double p[3] = {urange(&seed, -0.7, 0.7), urange(&seed, -0.7, 0.7), urange(&seed, -0.7, 0.7)};
+    if (i % 2) {
+      // onto the nearest shape's surface, then a hair off it either way
+      double g[3];
+      double v = tf_sdf_tree_eval(t, p, g), off = (i % 4 == 1 ? 1 : -1) * 1e-13;
+      for (int k = 0; k < 3; k++) p[k] -= (v - off) * g[k];
+    }
+    double g[3], best = INFINITY, bg[3] = {0, 0, 0};
+    for (int k = 0; k < N; k++) {
+      double gk[3];
+      double v = tf_sdf_node_eval(t, index[k], p, gk);
+      if (v < best) best = v, memcpy(bg, gk, sizeof(bg));
+    }
+    double v = tf_sdf_tree_eval(t, p, g);
+    assert_true(v == best);
+    assert_memory_equal(g, bg, sizeof(g));
+  }
+  tf_sdf_tree_free(t);
+}
+
 // malformed trees and parameters are rejected with a message
 static void test_check(void** state) {
   (void)state;
@@ -521,9 +567,13 @@ static void test_check(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_primitives_exact), cmocka_unit_test(test_primitive_gradients),
-      cmocka_unit_test(test_placement),        cmocka_unit_test(test_csg_two_spheres),
-      cmocka_unit_test(test_union_culling),    cmocka_unit_test(test_check),
+      cmocka_unit_test(test_primitives_exact),
+      cmocka_unit_test(test_primitive_gradients),
+      cmocka_unit_test(test_placement),
+      cmocka_unit_test(test_csg_two_spheres),
+      cmocka_unit_test(test_union_culling),
+      cmocka_unit_test(test_union_culling_turned),
+      cmocka_unit_test(test_check),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
