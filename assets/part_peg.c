@@ -81,6 +81,7 @@ typedef struct section_sdf {
   int n;
   tf_profile_vertex v[SECTION_MAXV];
   double poly[SECTION_MAXV][2];
+  tf_profile_static table;  // the queries' shared part
 } section_sdf;
 
 // a polyhedron as triangles (counter-clockwise from outside) plus what membership needs
@@ -120,6 +121,8 @@ static void section_set(section_sdf* s, const double (*pts)[2], int n) {
     s->v[i].p[0] = s->poly[i][0] = pts[i][0];
     s->v[i].p[1] = s->poly[i][1] = pts[i][1];
   }
+  // n <= SECTION_MAXV, within the table's size
+  (void)tf_profile_static_init(&s->table, s->v, n, 0);
 }
 
 // distance from the section in the point's own half-plane; sign from the polygon
@@ -128,7 +131,7 @@ static double section_eval(const section_sdf* s, const double p[3], double grad[
   double c = rho > 0 ? p[0] / rho : 1, sn = rho > 0 ? p[1] / rho : 0;
   // a static section (section_set leaves every w and phi zero): the static query
   tf_profile_query q;
-  tf_profile_query_static(&q, rho, p[2], s->v, s->n, 0);
+  tf_profile_query_static(&q, rho, p[2], &s->table);
   int inside = polygon_inside(s->poly, s->n, rho, p[2]);
   tf_profile_query_gradient(grad, &q, c, sn, inside);
   return inside ? -q.dist : q.dist;

@@ -264,13 +264,44 @@ static void static_point(tf_profile_query* q, double r, double zz, const double 
   }
 }
 
+int tf_profile_static_init(tf_profile_static* t, const tf_profile_vertex* v, int n, int flip) {
+  if (n < 0 || n > TF_PROFILE_STATIC_MAXV) return -1;
+  memset(t, 0, sizeof(*t));
+  t->n = n;
+  double prev[2] = {0, 0};
+  for (int i = 0; i < n; i++) {
+    t->p[i][0] = v[i].p[0], t->p[i][1] = v[i].p[1];
+    double nrm[2] = {prev[0], prev[1]};
+    if (i + 1 < n) {
+      // tf_profile_query_segment's direction and normal, and the polyline's running normal
+      double e[2] = {v[i + 1].p[0] - v[i].p[0], v[i + 1].p[1] - v[i].p[1]};
+      double len = sqrt(e[0] * e[0] + e[1] * e[1]);
+      if (len > 0) {
+        t->len[i] = len;
+        t->u[i][0] = e[0] / len, t->u[i][1] = e[1] / len;
+        t->normal[i][0] = flip ? -t->u[i][1] : t->u[i][1];
+        t->normal[i][1] = flip ? t->u[i][0] : -t->u[i][0];
+        t->uw[i] = t->u[i][0] * 0.0 + t->u[i][1] * 0.0;
+        prev[0] = (flip ? -e[1] : e[1]) / len, prev[1] = (flip ? e[0] : -e[0]) / len;
+        nrm[0] += prev[0], nrm[1] += prev[1];
+      }
+    }
+    double nn = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1]);
+    if (nn > 0) nrm[0] /= nn, nrm[1] /= nn;
+    t->vnormal[i][0] = nrm[0], t->vnormal[i][1] = nrm[1];
+  }
+  return 0;
+}
+
 // Every segment and vertex of a static polyline in tf_profile_query_polyline's order, each
 // with the arithmetic its general query does when w = 0, phi = 0 and base = 0 (terms such as
-// phi w and base w are exact zeros there, and x + 0 and x - 0 are x): a surface of revolution
-// (a peg's or a bore's section) asks for nothing else, and skips the features' setup, the
-// candidate and event bookkeeping and the query's clearing, most of a peg query's time.
-void tf_profile_query_static(tf_profile_query* q, double rho, double z, const tf_profile_vertex* v,
-                             int n, int flip) {
+// phi w and base w are exact zeros there, added as 0.0 for the sign of a zero result), and
+// what does not depend on the query point taken from the table: a surface of revolution (a
+// peg's or a bore's section) asks for nothing else, and skips the features' setup, the
+// candidate and event bookkeeping, the query's clearing and every root and division but the
+// nearest point's own.
+void tf_profile_query_static(tf_profile_query* q, double rho, double z,
+                             const tf_profile_static* t) {
   q->rho = rho;
   q->z = z;
   q->base = 0;
@@ -279,35 +310,20 @@ void tf_profile_query_static(tf_profile_query* q, double rho, double z, const tf
   q->normal[0] = q->normal[1] = 0;
   q->ncand = 0;
   q->nevent = 0;
-  double prev[2] = {0, 0};
-  for (int i = 0; i < n; i++) {
-    double nrm[2] = {prev[0], prev[1]};
-    if (i + 1 < n) {
-      const tf_profile_vertex* a = &v[i];
-      const tf_profile_vertex* b = &v[i + 1];
-      double e[2] = {b->p[0] - a->p[0], b->p[1] - a->p[1]};
-      double len = sqrt(e[0] * e[0] + e[1] * e[1]);
-      if (len > 0) {
-        double u[2] = {e[0] / len, e[1] / len};
-        double sn[2] = {flip ? -u[1] : u[1], flip ? u[0] : -u[0]};
-        double d[2] = {rho - a->p[0], z - a->p[1]};
-        // the general query's s (its phi uw term is a signed zero, kept for the sign of 0)
-        double uw = u[0] * 0.0 + u[1] * 0.0;
-        double s = u[0] * d[0] + u[1] * d[1] - 0.0 * uw;
-        // within the segment's ends, and at r >= 0 (the general r and z carry a + phi w term)
-        if (!(s < 0) && !(s > len)) {
-          double r = a->p[0] + s * u[0] + 0.0;
-          if (!(r < 0)) static_point(q, r, a->p[1] + s * u[1] + 0.0, sn);
-        }
-        // the segment's normal (tf_profile_query_polyline's, from e and len)
-        prev[0] = (flip ? -e[1] : e[1]) / len, prev[1] = (flip ? e[0] : -e[0]) / len;
-        nrm[0] += prev[0], nrm[1] += prev[1];
+  for (int i = 0; i < t->n; i++) {
+    if (i + 1 < t->n && t->len[i] > 0) {
+      const double* a = t->p[i];
+      const double* u = t->u[i];
+      double d[2] = {rho - a[0], z - a[1]};
+      double s = u[0] * d[0] + u[1] * d[1] - 0.0 * t->uw[i];
+      // within the segment's ends, and at r >= 0 (the general r and z carry a + phi w term)
+      if (!(s < 0) && !(s > t->len[i])) {
+        double r = a[0] + s * u[0] + 0.0;
+        if (!(r < 0)) static_point(q, r, a[1] + s * u[1] + 0.0, t->normal[i]);
       }
     }
-    double nn = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1]);
-    if (nn > 0) nrm[0] /= nn, nrm[1] /= nn;
     // a vertex's point, a + s u + phi w with s, u, phi and w zero
-    static_point(q, v[i].p[0] + 0.0 + 0.0, v[i].p[1] + 0.0 + 0.0, nrm);
+    static_point(q, t->p[i][0] + 0.0 + 0.0, t->p[i][1] + 0.0 + 0.0, t->vnormal[i]);
   }
 }
 

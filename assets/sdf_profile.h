@@ -63,12 +63,29 @@ void tf_profile_query_segment(tf_profile_query* q, const tf_profile_vertex* a,
 // a polyline of n vertices; segw (n - 1 x 2) the line velocities, NULL for all static
 void tf_profile_query_polyline(tf_profile_query* q, const tf_profile_vertex* v, int n,
                                const double* segw, int flip);
-// the nearest point of a static polyline (a solid of revolution: every w and phi zero) to
-// (rho, z), into dist, off and normal of q as tf_profile_query_init then
-// tf_profile_query_polyline(q, v, n, NULL, flip) leave them, to the bit; nothing else of q
-// is set (no candidates, no events: a static feature has neither)
-void tf_profile_query_static(tf_profile_query* q, double rho, double z, const tf_profile_vertex* v,
-                             int n, int flip);
+// A static polyline (a solid of revolution: every w and phi zero) with what its queries
+// share worked out once: the segments' unit directions, lengths and normals and the vertices'
+// normals, each with the arithmetic tf_profile_query_polyline does per query
+#define TF_PROFILE_STATIC_MAXV 16
+typedef struct tf_profile_static {
+  int n;
+  double p[TF_PROFILE_STATIC_MAXV][2];        // the vertices (r, z)
+  double u[TF_PROFILE_STATIC_MAXV][2];        // segment i -> i + 1: unit direction
+  double len[TF_PROFILE_STATIC_MAXV];         // its length (0: no segment)
+  double uw[TF_PROFILE_STATIC_MAXV];          // u . w with w zero: a signed zero
+  double normal[TF_PROFILE_STATIC_MAXV][2];   // its outward normal
+  double vnormal[TF_PROFILE_STATIC_MAXV][2];  // vertex i's normal (its segments' mean)
+} tf_profile_static;
+
+// the table of n (<= TF_PROFILE_STATIC_MAXV) static vertices, material left unless flip;
+// returns 0, or -1 when n is out of range
+int tf_profile_static_init(tf_profile_static* t, const tf_profile_vertex* v, int n, int flip);
+
+// the nearest point of the static polyline to (rho, z), into dist, off and normal of q as
+// tf_profile_query_init then tf_profile_query_polyline(q, v, n, NULL, flip) leave them, to
+// the bit; nothing else of q is set (no candidates, no events: a static feature has neither)
+void tf_profile_query_static(tf_profile_query* q, double rho, double z, const tf_profile_static* t);
+
 // polishes the nearest points with Newton steps on the exact distance to their features
 // (the closed-form points are exact to second order in the turn)
 void tf_profile_query_refine(tf_profile_query* q);

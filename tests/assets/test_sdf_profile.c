@@ -22,7 +22,9 @@ static void expect_same(double rho, double z, const tf_profile_vertex* v, int n,
   tf_profile_query_init(&general, rho, z);
   tf_profile_query_polyline(&general, v, n, NULL, flip);
   memset(&fast, 0x5a, sizeof(fast));  // whatever it leaves unset must not matter
-  tf_profile_query_static(&fast, rho, z, v, n, flip);
+  tf_profile_static table;
+  assert_int_equal(tf_profile_static_init(&table, v, n, flip), 0);
+  tf_profile_query_static(&fast, rho, z, &table);
   if (memcmp(&general.dist, &fast.dist, sizeof(double)) ||
       memcmp(general.off, fast.off, sizeof(general.off)) ||
       memcmp(general.normal, fast.normal, sizeof(general.normal))) {
@@ -91,9 +93,20 @@ static void test_static_matches_general(void** state) {
   }
 }
 
+// a table of more vertices than it holds is refused
+static void test_static_table_size(void** state) {
+  (void)state;
+  static tf_profile_vertex v[TF_PROFILE_STATIC_MAXV + 1];
+  tf_profile_static table;
+  assert_int_equal(tf_profile_static_init(&table, v, TF_PROFILE_STATIC_MAXV + 1, 0), -1);
+  assert_int_equal(tf_profile_static_init(&table, v, -1, 0), -1);
+  assert_int_equal(tf_profile_static_init(&table, v, TF_PROFILE_STATIC_MAXV, 0), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_static_matches_general),
+      cmocka_unit_test(test_static_table_size),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
