@@ -97,3 +97,14 @@ double tf_geom_sdf(const tf_model* m, const tf_data* d, int g, const double worl
   tf_geom_shape(m, d, g, &s);
   return tf_shape_sdf(&s, world, grad);
 }
+
+void tf_geom_sdf_n(const tf_model* m, const tf_data* d, int g, int n, const double* world,
+                   double* value) {
+  if (!tf_geom_has_sdf(m, g)) {
+    for (int i = 0; i < n; i++) value[i] = NAN;
+    return;
+  }
+  tf_shape s;
+  tf_geom_shape(m, d, g, &s);
+  for (int i = 0; i < n; i++) value[i] = tf_shape_sdf(&s, world + 3 * i, NULL);
+}

@@ -558,6 +558,10 @@ void tf_momentum(const tf_model* m, const tf_data* d, double momentum[6]);
 // pose in d (needs kinematics). NaN when the geom carries no SDF.
 double tf_geom_sdf(const tf_model* m, const tf_data* d, int g, const double world[3],
                    double grad[3]);
+// the same at n world points (n x 3) into value (n), the geom's view made once: what
+// tf_geom_sdf gives at each, bit for bit (NaN everywhere when g carries no SDF)
+void tf_geom_sdf_n(const tf_model* m, const tf_data* d, int g, int n, const double* world,
+                   double* value);
 // 1 when geom g carries an SDF that tf_geom_sdf can evaluate
 int tf_geom_has_sdf(const tf_model* m, int g);
 

@@ -156,16 +156,20 @@ static double cluster_samples(tf_probe_set* s, const tf_model* m, const tf_data*
   const int* order = s->overlap_order + adr + c->start;
   double least = INFINITY;
   *sound = 1;
+  // the samples the bound does not clear, evaluated together (one view of the SDF's geom)
+  double world_at[CLUSTER_MAX][3], local_at[CLUSTER_MAX][3], value[CLUSTER_MAX];
+  int fresh[CLUSTER_MAX], nfresh = 0;
   for (int j = 0; j < c->count; j++) {
     int i = order[j];
     const double* p = a->points + 3 * i;
-    double world[3], rel[3], local[3];
+    double* world = world_at[nfresh];
+    double rel[3], local[3];
     for (int r = 0; r < 3; r++) {
       world[r] = ra[3 * r] * p[0] + ra[3 * r + 1] * p[1] + ra[3 * r + 2] * p[2] + pa[r];
       rel[r] = world[r] - pb[r];
     }
     for (int k = 0; k < 3; k++) local[k] = rb[k] * rel[0] + rb[3 + k] * rel[1] + rb[6 + k] * rel[2];
-    double* cache = s->overlap_cache + 4 * (size_t)(adr + i);
+    const double* cache = s->overlap_cache + 4 * (size_t)(adr + i);
     if (isfinite(cache[3])) {
       double dx = local[0] - cache[0], dy = local[1] - cache[1], dz = local[2] - cache[2];
       double bound = cache[3] - sqrt(dx * dx + dy * dy + dz * dz);
@@ -174,11 +178,18 @@ static double cluster_samples(tf_probe_set* s, const tf_model* m, const tf_data*
         continue;
       }
     }
-    double value = tf_geom_sdf(m, d, gb, world, NULL);
-    s->overlap_evaluations++;
-    cache[0] = local[0], cache[1] = local[1], cache[2] = local[2], cache[3] = value;
-    if (!isfinite(value)) *sound = 0;
-    if (value < least) least = value;
+    memcpy(local_at[nfresh], local, sizeof(local));
+    fresh[nfresh++] = i;
+  }
+  if (nfresh == 0) return least;
+  tf_geom_sdf_n(m, d, gb, nfresh, &world_at[0][0], value);
+  s->overlap_evaluations += nfresh;
+  for (int j = 0; j < nfresh; j++) {
+    double* cache = s->overlap_cache + 4 * (size_t)(adr + fresh[j]);
+    memcpy(cache, local_at[j], 3 * sizeof(double));
+    cache[3] = value[j];
+    if (!isfinite(value[j])) *sound = 0;
+    if (value[j] < least) least = value[j];
   }
   return least;
 }
