@@ -46,6 +46,8 @@
 static const double pi = 3.14159265358979323846;
 
 // everything the distance needs, precomputed (plain data, the part's tf_sdf_def.params)
+#define GEAR_MAX_TEETH 400  // the teeth parameter's upper limit
+
 typedef struct gear_params {
   int teeth;
   int radial;    // 1: a radial flank from the fillet up to the base circle
@@ -64,6 +66,15 @@ typedef struct gear_params {
   double tan[2];     // the point where the fillet meets the flank
   double span;       // fillet arc angle, counter-clockwise about fc from foot to tan
   double mirror[4];  // the symmetric map tooth frame <-> standard involute frame
+  // what a query needs that does not depend on the point, worked out once (gear_tables) with
+  // the query's own arithmetic, so a query gives the same bits
+  double end_s[2][2];  // the flank's ends (t0, t1) on the standard involute
+  double end_q[2][2];  // the same in the tooth frame
+  double end_n[2][2];  // their outward normals, tooth frame
+  double radial_a[2], radial_b[2], radial_n[2];  // the radial flank segment and its normal
+  double fillet_f[2];                            // foot - fillet centre
+  double fillet_nf[2], fillet_nt[2];             // normals at the fillet's foot and tangency
+  double tooth_cs[2 * GEAR_MAX_TEETH + 1][2];    // cos, sin of k pitch, k = -max .. max
 } gear_params;
 
 // the involute of the base circle at parameter t
@@ -119,7 +130,13 @@ static void near_flank(hit* best, const gear_params* g, const double p[2]) {
       if (t2 > g->t0 && t2 < g->t1) cand[n++] = t2;
     }
   }
-  for (int i = 0; i < n; i++) {
+  // the two ends from the tables, the interior candidates worked out
+  for (int i = 0; i < 2; i++) {
+    double dx = s[0] - g->end_s[i][0], dy = s[1] - g->end_s[i][1];
+    double d = sqrt(dx * dx + dy * dy);
+    if (d < best->d) keep(best, d, g->end_q[i], g->end_n[i][0], g->end_n[i][1], 1);
+  }
+  for (int i = 2; i < n; i++) {
     involute(qs, g->rb, cand[i]);
     double dx = s[0] - qs[0], dy = s[1] - qs[1];
     double d = sqrt(dx * dx + dy * dy);
@@ -127,7 +144,7 @@ static void near_flank(hit* best, const gear_params* g, const double p[2]) {
       double ns[2] = {sin(cand[i]), -cos(cand[i])}, nn[2];  // outward in the standard frame
       map2(q, g->mirror, qs);
       map2(nn, g->mirror, ns);
-      keep(best, d, q, nn[0], nn[1], i < 2);
+      keep(best, d, q, nn[0], nn[1], 0);
     }
   }
 }
@@ -153,7 +170,7 @@ static void near_origin_arc(hit* best, double r, double lo, double hi, double rh
 
 // nearest point on the fillet arc (centre fc, counter-clockwise from foot to tan)
 static void near_fillet(hit* best, const gear_params* g, const double p[2]) {
-  double f[2] = {g->foot[0] - g->fc[0], g->foot[1] - g->fc[1]};
+  const double* f = g->fillet_f;
   double v[2] = {p[0] - g->fc[0], p[1] - g->fc[1]};
   double along = atan2(f[0] * v[1] - f[1] * v[0], f[0] * v[0] + f[1] * v[1]);
   double len = hypot(v[0], v[1]);
@@ -162,8 +179,7 @@ static void near_fillet(hit* best, const gear_params* g, const double p[2]) {
     keep(best, fabs(len - g->fr), q, -v[0] / len, -v[1] / len, 0);
     return;
   }
-  double nf[2] = {-f[0] / g->fr, -f[1] / g->fr};
-  double nt[2] = {(g->fc[0] - g->tan[0]) / g->fr, (g->fc[1] - g->tan[1]) / g->fr};
+  const double *nf = g->fillet_nf, *nt = g->fillet_nt;
   keep(best, hypot(p[0] - g->foot[0], p[1] - g->foot[1]), g->foot, nf[0], nf[1], 1);
   keep(best, hypot(p[0] - g->tan[0], p[1] - g->tan[1]), g->tan, nt[0], nt[1], 1);
 }
@@ -185,9 +201,7 @@ static double gear_2d(const gear_params* g, const double p[2], double grad[2]) {
   near_origin_arc(&best, g->ra, 0, g->theta_a, rho, phi, 1);
   near_flank(&best, g, p);
   if (g->radial && g->r_inv > g->r_tan) {
-    double a[2] = {g->r_tan * cos(g->theta_b), g->r_tan * sin(g->theta_b)};
-    double b[2] = {g->r_inv * cos(g->theta_b), g->r_inv * sin(g->theta_b)};
-    near_segment(&best, a, b, -sin(g->theta_b), cos(g->theta_b), p);
+    near_segment(&best, g->radial_a, g->radial_b, g->radial_n[0], g->radial_n[1], p);
   }
   near_fillet(&best, g, p);
   near_origin_arc(&best, g->rf, g->beta, g->half, rho, phi, 1);
@@ -214,7 +228,13 @@ static double gear_sdf(const void* params, const double p[3], double grad[3]) {
   const gear_params* g = (const gear_params*)params;
   double phi = atan2(p[1], p[0]);
   double k = floor(phi / g->pitch + 0.5);
-  double c = cos(k * g->pitch), s = sin(k * g->pitch);
+  double c, s;
+  if (k >= -GEAR_MAX_TEETH && k <= GEAR_MAX_TEETH) {
+    const double* cs = g->tooth_cs[(int)k + GEAR_MAX_TEETH];
+    c = cs[0], s = cs[1];
+  } else {
+    c = cos(k * g->pitch), s = sin(k * g->pitch);  // a NaN angle, or past the table
+  }
   double w[2] = {c * p[0] + s * p[1], -s * p[0] + c * p[1]};
   int flip = w[1] < 0;
   if (flip) w[1] = -w[1];
@@ -266,6 +286,29 @@ static void place_fillet(gear_params* g, double fr) {
   g->span = atan2(f[0] * t[1] - f[1] * t[0], f[0] * t[0] + f[1] * t[1]);
 }
 
+// the query's point-independent values, each with the expression the query used to evaluate
+// (near_flank's ends, the radial flank, the fillet's end normals, the tooth rotations)
+static void gear_tables(gear_params* g) {
+  for (int i = 0; i < 2; i++) {
+    double t = i == 0 ? g->t0 : g->t1;
+    involute(g->end_s[i], g->rb, t);
+    double ns[2] = {sin(t), -cos(t)};  // outward in the standard frame
+    map2(g->end_q[i], g->mirror, g->end_s[i]);
+    map2(g->end_n[i], g->mirror, ns);
+  }
+  g->radial_a[0] = g->r_tan * cos(g->theta_b), g->radial_a[1] = g->r_tan * sin(g->theta_b);
+  g->radial_b[0] = g->r_inv * cos(g->theta_b), g->radial_b[1] = g->r_inv * sin(g->theta_b);
+  g->radial_n[0] = -sin(g->theta_b), g->radial_n[1] = cos(g->theta_b);
+  g->fillet_f[0] = g->foot[0] - g->fc[0], g->fillet_f[1] = g->foot[1] - g->fc[1];
+  g->fillet_nf[0] = -g->fillet_f[0] / g->fr, g->fillet_nf[1] = -g->fillet_f[1] / g->fr;
+  g->fillet_nt[0] = (g->fc[0] - g->tan[0]) / g->fr;
+  g->fillet_nt[1] = (g->fc[1] - g->tan[1]) / g->fr;
+  for (int k = -GEAR_MAX_TEETH; k <= GEAR_MAX_TEETH; k++) {
+    double* cs = g->tooth_cs[k + GEAR_MAX_TEETH];
+    cs[0] = cos((double)k * g->pitch), cs[1] = sin((double)k * g->pitch);
+  }
+}
+
 // fills the parameters; returns a message for an impossible gear or NULL
 static const char* gear_setup(gear_params* g, double m, int z, double alpha, double face,
                               double bore, double backlash) {
@@ -292,6 +335,7 @@ static const char* gear_setup(gear_params* g, double m, int z, double alpha, dou
   }
   if (g->beta >= g->half) return "no room for the root fillet";
   if (g->rbore > 0 && g->rbore > g->rf * cos(g->half) - 0.5 * m) return "bore too large";
+  gear_tables(g);
   return NULL;
 }
 
