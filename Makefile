@@ -168,6 +168,12 @@ bench: deps
 bench-run: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do $$b || exit 1; done
 
+# the benchmark's task runs, REF's CLI (built in a temporary worktree) against this tree's,
+# alternately (scripts/bench_compare.sh): make bench-compare REF=<commit> [ROUNDS=5] [CASES=re]
+.PHONY: bench-compare
+bench-compare: deps
+	@BUILD=$(BUILD) bash scripts/bench_compare.sh "$(REF)"
+
 # all tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build tree
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 PGO=0 \
