@@ -343,16 +343,9 @@ static void test_box_on_halfspace(void** state) {
 // ---------------------------------------------------------------------------------------------
 // a sphere dropped into an SDF bowl settles at the bottom
 
-static void test_bowl_settle(void** state) {
-  (void)state;
-  tf_builder* b = tf_builder_create();
-  tf_option opt = tf_option_default();
-  opt.timestep = 1e-3;
-  opt.solver = TF_SOLVER_AL;
-  opt.gravity[0] = opt.gravity[1] = 0;
-  opt.gravity[2] = -9.81;
-  tf_builder_set_option(b, &opt);
-  bowl_param bp = {0.1, 0.02};
+// the exact bowl SDF (radius 0.1, rim 0.02) added to b; returns its id
+static int add_bowl_sdf(tf_builder* b) {
+  static const bowl_param bp = {0.1, 0.02};
   tf_sdf_def sd;
   memset(&sd, 0, sizeof(sd));
   sd.name = "bowl";
@@ -363,7 +356,19 @@ static void test_bowl_settle(void** state) {
   memcpy(sd.aabb, aabb, sizeof(sd.aabb));
   sd.error_bound = 0;
   sd.mesh = -1;
-  int sdf = tf_builder_add_sdf(b, &sd);
+  return tf_builder_add_sdf(b, &sd);
+}
+
+static void test_bowl_settle(void** state) {
+  (void)state;
+  tf_builder* b = tf_builder_create();
+  tf_option opt = tf_option_default();
+  opt.timestep = 1e-3;
+  opt.solver = TF_SOLVER_AL;
+  opt.gravity[0] = opt.gravity[1] = 0;
+  opt.gravity[2] = -9.81;
+  tf_builder_set_option(b, &opt);
+  int sdf = add_bowl_sdf(b);
   assert_true(sdf >= 0);
   tf_geom_def bowl = tf_geom_def_default();
   bowl.name = "bowl";
@@ -424,20 +429,10 @@ static void test_bowl_settle(void** state) {
 static void test_model_tessellation(void** state) {
   (void)state;
   tf_builder* b = tf_builder_create();
-  bowl_param bp = {0.1, 0.02};
-  tf_sdf_def sd;
-  memset(&sd, 0, sizeof(sd));
-  sd.name = "bowl";
-  sd.fn = bowl_fn;
-  sd.params = &bp;
-  sd.params_size = sizeof(bp);
-  const double aabb[6] = {-0.12, -0.12, -0.02, 0.12, 0.12, 0.1};
-  memcpy(sd.aabb, aabb, sizeof(sd.aabb));
-  sd.mesh = -1;
   tf_geom_def bowl = tf_geom_def_default();
   bowl.name = "bowl";
   bowl.type = TF_GEOM_SDF;
-  bowl.sdf = tf_builder_add_sdf(b, &sd);
+  bowl.sdf = add_bowl_sdf(b);
   int gbowl = tf_builder_add_geom(b, &bowl);
   tf_body_def body = tf_body_def_default();
   body.name = "block";
