@@ -77,7 +77,11 @@ PGO ?= $(shell v=$$($(CC) -dumpfullversion 2>/dev/null); [ "$${v%%.*}" -ge 11 ] 
   $(CC) -fprofile-partial-training -E -x c /dev/null >/dev/null 2>&1 && echo 1 || echo 0)
 PGO_SRC := $(ENGINE_SRC) $(ASSETS_SRC)
 ifeq ($(PGO),1)
-PGO_DIR := $(BUILD)/pgo
+# GCC names each profile after the absolute path of its object and bakes the data directory
+# into the instrumented code, so the whole profile lives under a directory keyed by this
+# tree's absolute path: a copied or moved checkout builds and trains its own (a minute)
+PGO_KEY := $(shell printf '%s' '$(abspath .)' | cksum | cut -d' ' -f1)
+PGO_DIR := $(BUILD)/pgo/$(PGO_KEY)
 PGO_DATA := $(abspath $(PGO_DIR)/data)
 PGO_OBJ := $(call obj,$(PGO_SRC))
 PGO_GEN_OBJ := $(patsubst %.c,$(PGO_DIR)/obj/%.o,$(PGO_SRC))
@@ -221,4 +225,4 @@ format:
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)
 
--include $(shell find $(BUILD)/obj $(BUILD)/pgo/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pgo -name '*.d' 2>/dev/null)
