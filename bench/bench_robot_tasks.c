@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_json.h"
 #include "task.h"
 
 #define ALL_CONTROLLERS_TASK "peg"  // the task run under every controller, not just its default
@@ -68,20 +68,6 @@ static double run_duration(const tf_task_info* task, const char* controller, int
   return task->default_duration;
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void print_number(const char* key, double x, int comma) {
-  if (x == x) {
-    printf("\"%s\": %.4g%s", key, x, comma ? ", " : "");
-  } else {
-    printf("\"%s\": null%s", key, comma ? ", " : "");
-  }
-}
-
 // the first metric named "<...>.seat_time_s" (when the part seated; each task names its own)
 static double seat_time(const tf_metrics* row) {
   const char* suffix = ".seat_time_s";
@@ -113,11 +99,11 @@ static int bench_run(const tf_task_info* task, const char* controller, double du
   const tf_physics* physics = tf_env_run_physics(r);
   // each call steps once: the run's last step is the call that returns 0
   long control = 0;
-  double t0 = now();
+  double t0 = tf_clock();
   do {
     control++;
   } while (tf_env_run_step(r));
-  double wall = now() - t0;
+  double wall = tf_clock() - t0;
   double sim = control * physics->dt;
   double steps = (double)control * physics->substeps;
   tf_env_run_finish(r, row);
@@ -126,24 +112,18 @@ static int bench_run(const tf_task_info* task, const char* controller, double du
   printf(
       "%s    {\"task\": \"%s\", \"mode\": \"robot\", \"controller\": \"%s\", \"solver\": \"%s\", ",
       first ? "" : ",\n", task->name, controller, tf_solver_name(physics->solver));
-  print_number("dt", physics->dt, 1);
-  print_number("sim_s", sim, 1);
+  bench_print_number("dt", physics->dt, 1);
+  bench_print_number("sim_s", sim, 1);
   printf("\"status\": \"%s\", ", status ? status : "?");
-  print_number("success", tf_metrics_get(row, "success"), 1);
-  print_number("seat_time_s", seat_time(row), 1);
-  print_number("steps_per_s", tf_metrics_get(row, "throughput.steps_per_s"), 1);
-  print_number("realtime_factor", tf_metrics_get(row, "throughput.realtime_factor"), 1);
-  print_number("us_per_step", tf_metrics_get(row, "throughput.us_per_step"), 1);
-  // every engine stage's us per step, nested as in bench_tasks
-  printf("\"stage_us\": {");
-  for (int k = 0; k < TF_TIMER_N; k++) {
-    char name[64];
-    snprintf(name, sizeof(name), "throughput.%s_us", tf_timer_name((tf_timer)k));
-    print_number(tf_timer_name((tf_timer)k), tf_metrics_get(row, name), k + 1 < TF_TIMER_N);
-  }
-  printf("}, ");
-  print_number("steps_per_s_end_to_end", steps / wall, 1);
-  print_number("realtime_factor_end_to_end", sim / wall, 0);
+  bench_print_number("success", tf_metrics_get(row, "success"), 1);
+  bench_print_number("seat_time_s", seat_time(row), 1);
+  bench_print_number("steps_per_s", tf_metrics_get(row, "throughput.steps_per_s"), 1);
+  bench_print_number("realtime_factor", tf_metrics_get(row, "throughput.realtime_factor"), 1);
+  bench_print_number("us_per_step", tf_metrics_get(row, "throughput.us_per_step"), 1);
+  bench_print_stages(row);
+  printf(", ");
+  bench_print_number("steps_per_s_end_to_end", steps / wall, 1);
+  bench_print_number("realtime_factor_end_to_end", sim / wall, 0);
   printf("}");
   fflush(stdout);
   return 0;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_json.h"
 #include "task.h"
 
 #define MIN_DURATION 0.25  // s of simulated time per run: enough to reach contact, short on CI
@@ -60,26 +61,6 @@ static void bench_options(tf_run_options* o, const tf_task_info* task) {
     o->set[o->nset].value = task_sets[i].value;
     o->nset++;
   }
-}
-
-static void print_number(const char* key, double x, int comma) {
-  if (x == x) {
-    printf("\"%s\": %.4g%s", key, x, comma ? ", " : "");
-  } else {
-    printf("\"%s\": null%s", key, comma ? ", " : "");
-  }
-}
-
-// the us per step of every engine stage the row has (throughput.<stage>_us); they nest as the
-// engine's tf_timer says (step holds them all, collision its parts), so they do not add up
-static void print_stages(const tf_metrics* row) {
-  printf("\"stage_us\": {");
-  for (int k = 0; k < TF_TIMER_N; k++) {
-    char name[64];
-    snprintf(name, sizeof(name), "throughput.%s_us", tf_timer_name((tf_timer)k));
-    print_number(tf_timer_name((tf_timer)k), tf_metrics_get(row, name), k + 1 < TF_TIMER_N);
-  }
-  printf("}");
 }
 
 // one line per run: its `tightfit run` arguments
@@ -134,15 +115,15 @@ int main(int argc, char** argv) {
     for (int i = 0; i < jobs[0].options.nset; i++) {
       printf("\"%s\": \"%s\", ", jobs[0].options.set[i].key, jobs[0].options.set[i].value);
     }
-    print_number("dt", tf_metrics_get(row, "dt"), 1);
-    print_number("sim_s", tf_metrics_get(row, "duration"), 1);
+    bench_print_number("dt", tf_metrics_get(row, "dt"), 1);
+    bench_print_number("sim_s", tf_metrics_get(row, "duration"), 1);
     printf("\"status\": \"%s\", ", status ? status : "?");
-    print_number("steps_per_s", tf_metrics_get(row, "throughput.steps_per_s"), 1);
-    print_number("realtime_factor", tf_metrics_get(row, "throughput.realtime_factor"), 1);
-    print_number("us_per_step", tf_metrics_get(row, "throughput.us_per_step"), 1);
-    print_stages(row);
+    bench_print_number("steps_per_s", tf_metrics_get(row, "throughput.steps_per_s"), 1);
+    bench_print_number("realtime_factor", tf_metrics_get(row, "throughput.realtime_factor"), 1);
+    bench_print_number("us_per_step", tf_metrics_get(row, "throughput.us_per_step"), 1);
+    bench_print_stages(row);
     printf(", ");
-    print_number("steps_per_s_2threads", pair, 0);
+    bench_print_number("steps_per_s_2threads", pair, 0);
     printf("}");
     fflush(stdout);
   }
