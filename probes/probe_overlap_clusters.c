@@ -42,41 +42,37 @@ static int compare_keys(const void* a, const void* b) {
   return (x->index > y->index) - (x->index < y->index);
 }
 
-// centre (the box's) and radius of samples order[0 .. n) of points
-static void cluster_bounds(tf_overlap_cluster* c, const double* points, const int* order, int n) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+// the box (lo, hi) of samples order[0 .. n) of points
+static void sample_box(double lo[3], double hi[3], const double* points, const int* order, int n) {
+  for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
   for (int i = 0; i < n; i++) {
     const double* p = points + 3 * order[i];
     for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
   }
-  for (int k = 0; k < 3; k++) c->centre[k] = 0.5 * (lo[k] + hi[k]);
-  double r2 = 0;
-  for (int i = 0; i < n; i++) {
-    const double* p = points + 3 * order[i];
-    double dx = p[0] - c->centre[0], dy = p[1] - c->centre[1], dz = p[2] - c->centre[2];
-    r2 = fmax(r2, dx * dx + dy * dy + dz * dz);
-  }
-  // a hair over the largest distance: its own rounding must not shrink the bound
-  c->radius = sqrt(r2) * (1 + 1e-12) + 1e-15;
 }
 
-// splits order[0 .. n) (sample indices of points) into clusters appended to out; keys is
-// scratch of n entries
+// splits order[0 .. n) (sample indices of points) into clusters appended to out: a cluster
+// when few enough (centred on its box, radius to its farthest sample), else the two halves
+// along the box's longest side; keys is scratch of n entries
 static void split(tf_overlap_cluster* out, int* nout, const double* points, int* order, int n,
                   int first, sample_key* keys) {
-  tf_overlap_cluster probe;
-  cluster_bounds(&probe, points, order, n);
+  double lo[3], hi[3];
+  sample_box(lo, hi, points, order, n);
   if (n <= CLUSTER_MAX) {
-    probe.start = first;
-    probe.count = n;
-    probe.lb = NAN;
-    out[(*nout)++] = probe;
+    tf_overlap_cluster* c = &out[(*nout)++];
+    for (int k = 0; k < 3; k++) c->centre[k] = 0.5 * (lo[k] + hi[k]);
+    double r2 = 0;
+    for (int i = 0; i < n; i++) {
+      const double* p = points + 3 * order[i];
+      double dx = p[0] - c->centre[0], dy = p[1] - c->centre[1], dz = p[2] - c->centre[2];
+      r2 = fmax(r2, dx * dx + dy * dy + dz * dz);
+    }
+    // a hair over the largest distance: its own rounding must not shrink the bound
+    c->radius = sqrt(r2) * (1 + 1e-12) + 1e-15;
+    c->start = first;
+    c->count = n;
+    c->lb = NAN;
     return;
-  }
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int i = 0; i < n; i++) {
-    const double* p = points + 3 * order[i];
-    for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
   }
   int axis = 0;
   for (int k = 1; k < 3; k++) {

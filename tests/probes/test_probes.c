@@ -564,24 +564,28 @@ static void ball_spec(const ball_scene* sc, tf_probe_spec* spec) {
       (tf_probe_surface){sc->floor_geom, sc->floor_pts, FLOOR_N * FLOOR_N, sc->floor_floor};
 }
 
-// every sample of both sides evaluated, no bound: the reference the set's skipping must match
-static double brute_deepest(const ball_scene* sc, const tf_data* d) {
+// the least value of a side's samples (geom frame of geom a) in geom b's SDF, every one
+// evaluated: the reference the set's skipping must match
+static double brute_side(const tf_model* m, const tf_data* d, int a, const double* points, int n,
+                         int b) {
   double deepest = INFINITY;
-  const tf_probe_surface side[2] = {{sc->ball_geom, sc->ball_pts, BALL_NSAMPLE, 0},
-                                    {sc->floor_geom, sc->floor_pts, FLOOR_N * FLOOR_N, 0}};
-  for (int s = 0; s < 2; s++) {
-    int ga = side[s].geom, gb = side[1 - s].geom;
-    const double* r = d->geom_xmat + 9 * ga;
-    const double* t = d->geom_xpos + 3 * ga;
-    for (int i = 0; i < side[s].npoint; i++) {
-      const double* p = side[s].points + 3 * i;
-      double w[3];
-      for (int k = 0; k < 3; k++)
-        w[k] = r[3 * k] * p[0] + r[3 * k + 1] * p[1] + r[3 * k + 2] * p[2] + t[k];
-      deepest = fmin(deepest, tf_geom_sdf(sc->m, d, gb, w, NULL));
-    }
+  const double* r = d->geom_xmat + 9 * a;
+  const double* t = d->geom_xpos + 3 * a;
+  for (int i = 0; i < n; i++) {
+    const double* p = points + 3 * i;
+    double w[3];
+    for (int k = 0; k < 3; k++)
+      w[k] = r[3 * k] * p[0] + r[3 * k + 1] * p[1] + r[3 * k + 2] * p[2] + t[k];
+    deepest = fmin(deepest, tf_geom_sdf(m, d, b, w, NULL));
   }
   return deepest;
+}
+
+// both sides of the ball scene, every sample evaluated
+static double brute_deepest(const ball_scene* sc, const tf_data* d) {
+  return fmin(
+      brute_side(sc->m, d, sc->ball_geom, sc->ball_pts, BALL_NSAMPLE, sc->floor_geom),
+      brute_side(sc->m, d, sc->floor_geom, sc->floor_pts, FLOOR_N * FLOOR_N, sc->ball_geom));
 }
 
 // the ball dropped from 3 cm at 4 ms steps under newton's soft contact: it sinks into the
@@ -764,16 +768,7 @@ static void test_set_turning_cluster_is_measured(void** state) {
     d->qpos[3] = cos(0.5 * theta), d->qpos[4] = 0, d->qpos[5] = sin(0.5 * theta), d->qpos[6] = 0;
     tf_kinematics(m, d);
     double probe = tf_overlap_deepest(&set, m, d);
-    double brute = INFINITY;
-    const double* r = d->geom_xmat + 9 * sc.ball_geom;
-    const double* t = d->geom_xpos + 3 * sc.ball_geom;
-    for (int k = 0; k < NROD; k++) {
-      const double* p = rod + 3 * k;
-      double w[3];
-      for (int j = 0; j < 3; j++)
-        w[j] = r[3 * j] * p[0] + r[3 * j + 1] * p[1] + r[3 * j + 2] * p[2] + t[j];
-      brute = fmin(brute, tf_geom_sdf(m, d, sc.floor_geom, w, NULL));
-    }
+    double brute = brute_side(m, d, sc.ball_geom, rod, NROD, sc.floor_geom);
     if (brute < spec.contact_m) {
       assert_true(probe == brute);
       ncontact++;
