@@ -29,8 +29,8 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
       continue;
     }
     static const char* const with_value[] = {
-        "--task", "--mode",    "--solver", "--dt",         "--substeps", "--duration",
-        "--envs", "--threads", "--seed",   "--iterations", "--set",      "--controller"};
+        "--task",    "--mode", "--solver",     "--dt",  "--substeps",   "--duration",   "--envs",
+        "--threads", "--seed", "--iterations", "--set", "--controller", "--relinearize"};
     int known = 0;
     for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
       known |= strcmp(opt, with_value[k]) == 0;
@@ -91,6 +91,11 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
         return fail_usage("--iterations needs a whole number in [0, 100000], got '%s'", value);
       }
       o->physics.iterations = (int)x;
+    } else if (strcmp(opt, "--relinearize") == 0) {
+      if (tf_cli_parse_number("--relinearize", value, 0, 100, &x) || x != floor(x)) {
+        return fail_usage("--relinearize needs a whole number in [0, 100], got '%s'", value);
+      }
+      o->physics.relinearize = (int)x;
     } else {  // --set key=value
       const char* eq = strchr(value, '=');
       if (!eq || eq == value) return fail_usage("--set needs key=value, got '%s'", value);

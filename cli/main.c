@@ -16,7 +16,7 @@ void tf_cli_usage(FILE* f) {
           "                      simulate a reference scene and print its metrics\n"
           "  run --task T [--mode rig|robot] [--controller osc|impedance|ik|pd] [--solver S]\n"
           "      [--dt H] [--substeps N] [--duration T] [--envs N] [--seed N] [--iterations N]\n"
-          "      [--threads N] [--set key=value ...] [--json]\n"
+          "      [--relinearize N] [--threads N] [--set key=value ...] [--json]\n"
           "                      run an assembly task's environments with every probe,\n"
           "                      --threads N of them at a time (default 1; same results)\n"
           "  validate [--gate NAME] [--solver pgs|newton|al|admm] [--json]\n"

@@ -19,6 +19,7 @@
 #define MIN_DURATION 1e-6  // s
 #define MAX_SUBSTEPS 1000  // the runner's limit
 #define MAX_ITERATIONS 100000
+#define MAX_RELINEARIZE 100
 #define MAX_DURATION 3600.0  // s
 #define MAX_ENVS 256
 #define MAX_SEED 9007199254740992.0  // 2^53: larger integers are not exact in JSON's doubles
@@ -26,7 +27,7 @@
 
 static const char* const top_keys[] = {"task", "mode", "duration", "envs",       "seeds",
                                        "grid", "set",  "video",    "description"};
-static const char* const physics_keys[] = {"solver", "dt", "substeps", "iterations"};
+static const char* const physics_keys[] = {"solver", "dt", "substeps", "iterations", "relinearize"};
 #define NTOP ((int)(sizeof(top_keys) / sizeof(top_keys[0])))
 #define NPHYSICS ((int)(sizeof(physics_keys) / sizeof(physics_keys[0])))
 
@@ -232,7 +233,7 @@ static const tf_param_spec* find_spec(const tf_task_info* task, const char* key)
   return NULL;
 }
 
-// "solver, dt, substeps, iterations, <every listed task's parameters>"
+// "solver, dt, substeps, iterations, relinearize, <every listed task's parameters>"
 static void valid_keys(const tf_sweep_plan* plan, char* out, size_t n) {
   size_t at = 0;
   out[0] = 0;
@@ -322,9 +323,12 @@ static int parse_value(const tf_sweep_plan* plan, tf_sweep_key* key, int at, con
       number_text(x, buf, sizeof(buf));
       break;
     case TF_SWEEP_SUBSTEPS:
-    case TF_SWEEP_ITERATIONS: {
+    case TF_SWEEP_ITERATIONS:
+    case TF_SWEEP_RELINEARIZE: {
       double lo = key->kind == TF_SWEEP_SUBSTEPS ? 1 : 0;
-      double hi = key->kind == TF_SWEEP_SUBSTEPS ? MAX_SUBSTEPS : MAX_ITERATIONS;
+      double hi = key->kind == TF_SWEEP_SUBSTEPS     ? MAX_SUBSTEPS
+                  : key->kind == TF_SWEEP_ITERATIONS ? MAX_ITERATIONS
+                                                     : MAX_RELINEARIZE;
       if (check_integer(v, lo, hi, path, err, errlen)) return -1;
       key->number[at] = x;
       number_text(x, buf, sizeof(buf));
@@ -757,6 +761,9 @@ void tf_sweep_run_options(const tf_sweep_plan* plan, int i, tf_run_options* o) {
       case TF_SWEEP_ITERATIONS:
         o->physics.iterations = (int)key->number[c];
         break;
+      case TF_SWEEP_RELINEARIZE:
+        o->physics.relinearize = (int)key->number[c];
+        break;
       case TF_SWEEP_PARAM:
         // expand() checked the count against TF_TASK_MAX_SET
         if (o->nset < TF_TASK_MAX_SET) {
@@ -797,7 +804,7 @@ char* tf_sweep_run_command(const tf_sweep_plan* plan, int i) {
   shell_word(f, plan->task[r->task]->name);
   if (plan->mode != TF_MODE_RIG) fputs(" --mode robot", f);
   // the physics flags in a fixed order, whatever order the grid lists them in
-  for (int kind = TF_SWEEP_SOLVER; kind <= TF_SWEEP_ITERATIONS; kind++) {
+  for (int kind = TF_SWEEP_SOLVER; kind <= TF_SWEEP_RELINEARIZE; kind++) {
     for (int k = 0; k < plan->nkey; k++) {
       if ((int)plan->key[k].kind != kind || r->choice[k] < 0) continue;
       fprintf(f, " --%s ", plan->key[k].name);

@@ -12,6 +12,7 @@
 //       "dt": [0.001, 0.01],            control step (s), in [1e-7, 1]
 //       "substeps": [1, 4],             physics steps per control step, 1 to 1000
 //       "iterations": [50],             solver iteration cap, 0 (engine default) to 100000
+//       "relinearize": [0, 3],          extra collision and solve passes per step, 0 to 100
 //       "clearance_um": [50, 100]       any task parameter: a number, a choice name ("round"),
 //     },                                or a list parameter's numbers ([60, 40, 60])
 //     "set": {"mu": 0.01},              fixed values: the same keys as grid, one value each
@@ -48,6 +49,7 @@ typedef enum tf_sweep_key_kind {
   TF_SWEEP_DT,
   TF_SWEEP_SUBSTEPS,
   TF_SWEEP_ITERATIONS,
+  TF_SWEEP_RELINEARIZE,
   TF_SWEEP_PARAM,  // a task parameter, passed as key=value
 } tf_sweep_key_kind;
 

@@ -57,6 +57,8 @@ tf_solver_settings tf_solver_settings_default(void) {
   s.substeps = 1;
   s.penalty = 0;
   s.inner_iterations = 30;
+  s.relinearize = 0;
+  s.relinearize_tol = 1e-6;
   return s;
 }
 

@@ -193,3 +193,22 @@ void tf_constraint_rows(const tf_model* m, tf_data* d, const double* v_predicted
   tf_arena_release(d, mark);
   tf_stage_add(d, TF_TIMER_CONSTRAINT, t0);
 }
+
+void tf_constraint_rows_from_iterate(const tf_model* m, tf_data* d, const double* v1, double h) {
+  int nv = m->nv;
+  for (int blk = 0; blk < d->nblock; blk++) {
+    int type = d->efc_block_type[blk];
+    if (type == TF_EFC_FRICTION) continue;
+    int adr = d->efc_block_adr[blk];
+    // contacts and limits carry a position only on their first (normal) row
+    int npos = type == TF_EFC_EQUALITY ? d->efc_block_dim[blk] : 1;
+    for (int r = adr; r < adr + npos; r++) {
+      const double* row = d->efc_J + (size_t)r * (size_t)nv;
+      double jv = 0;
+      for (int i = 0; i < nv; i++) jv += row[i] * v1[i];
+      double p0 = d->efc_pos[r] - h * jv;
+      d->efc_pos[r] = p0;
+      d->efc_e[r] = type == TF_EFC_EQUALITY ? p0 / h : fmax(p0, 0) / h;
+    }
+  }
+}

@@ -114,6 +114,11 @@ static int check_option(const tf_option* opt, char* err, size_t errlen) {
   if (!isfinite(so->tolerance) || so->tolerance < 0 || !isfinite(so->penalty) || so->penalty < 0) {
     return tf_fail(err, errlen, "option: solver tolerance and penalty must be finite and >= 0");
   }
+  if (so->relinearize < 0 || so->relinearize > 100 || !isfinite(so->relinearize_tol) ||
+      so->relinearize_tol < 0) {
+    return tf_fail(err, errlen,
+                   "option: relinearize must be in [0, 100] and relinearize_tol finite and >= 0");
+  }
   if (!isfinite(opt->min_margin) || opt->min_margin < 0) {
     return tf_fail(err, errlen, "option: min_margin must be >= 0 (got %g)", opt->min_margin);
   }

@@ -159,6 +159,60 @@ static void position_pass(const tf_model* m, tf_data* d, const tf_constraint_pro
   tf_arena_release(d, mark);
 }
 
+// the solve of the rows in d->efc_*: v and d->efc_lambda, the constraint force and each
+// contact's impulses; 0, or -2 when the solver failed or left something non-finite
+static int solve_rows(const tf_model* m, tf_data* d, double h, const double* b,
+                      const double* v_free, double* v, tf_constraint_problem* problem) {
+  int nv = m->nv;
+  double t0 = tf_stage_start();
+  make_problem(m, d, h, b, v_free, problem);
+  tf_solver_stats stats;
+  memset(&stats, 0, sizeof(stats));
+  int status = solvers[m->opt.solver](m, d, problem, &m->opt.solver_opt, v, d->efc_lambda, &stats);
+  if (status != 0 || !all_finite(v, nv) || !all_finite(d->efc_lambda, d->nefc)) {
+    tf_stage_add(d, TF_TIMER_SOLVE, t0);
+    return -2;
+  }
+  if (!stats.converged) tf_warn(d, TF_WARN_SOLVER);
+  d->solver_iterations = stats.iterations;
+  d->solver_primal = stats.primal_residual;
+  d->solver_dual = stats.dual_residual;
+  tf_mul_JT(problem, d->qfrc_constraint, d->efc_lambda);
+  for (int i = 0; i < nv; i++) d->qfrc_constraint[i] /= h;
+  for (int c = 0; c < d->ncon; c++) {
+    tf_contact* con = d->contact + c;
+    for (int k = 0; k < con->condim && con->efc_adr >= 0; k++) {
+      con->lambda[k] = d->efc_lambda[con->efc_adr + k];
+    }
+  }
+  tf_stage_add(d, TF_TIMER_SOLVE, t0);
+  return 0;
+}
+
+// Re-linearisation. The rows are linearised at the step's start, and a step that moves a part
+// by a good fraction of a feature (a gear turning a third of a tooth at 10 ms, where its flank
+// contact slides 1.5 mm along a curved involute) ends where the rows did not look: the
+// linearised gap is off by about slide^2 / (2 R), hundreds of microns. So the pipeline runs
+// again at the configuration the solve moves the parts to, q1 = q0 + h v1: collision there,
+// rows with the geometry of q1 (tf_constraint_rows_from_iterate turns each position measured
+// at q1 into the start value its linearisation implies, so existing overlap still gets no
+// velocity), and a new solve from the same smooth dynamics, warm-started from the last
+// one's impulses. It repeats while the deepest contact at the iterate overlaps by more than
+// relinearize_tol, up to relinearize passes; the kinematics are put back at q0 after it.
+// Returns 1 when the iterate overlaps (then d holds the collision at q1), 0 when it does not
+static int iterate_overlaps(const tf_model* m, tf_data* d, const double* q0, const double* v,
+                            double h, double* q1) {
+  tf_integrate_pos(m, q1, q0, v, h);
+  if (!all_finite(q1, m->nq)) return 0;
+  memcpy(d->qpos, q1, sizeof(double) * (size_t)m->nq);
+  tf_kinematics(m, d);
+  tf_collision(m, d, v, h);
+  memcpy(d->qpos, q0, sizeof(double) * (size_t)m->nq);
+  double deepest = INFINITY;
+  for (int c = 0; c < d->ncon; c++) deepest = fmin(deepest, d->contact[c].dist);
+  return deepest < -m->opt.solver_opt.relinearize_tol;
+}
+
 // one semi-implicit Euler step of length h with the full contact pipeline
 static int substep_euler(const tf_model* m, tf_data* d, double h) {
   int nq = m->nq, nv = m->nv;
@@ -171,43 +225,46 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
   int constrained = has_constraints(m);
   tf_constraint_problem problem;
   memset(&problem, 0, sizeof(problem));
+  d->relinearize_passes = 0;
   if (constrained) {
     double* v_free = tf_arena_doubles(d, (size_t)nv);
     memcpy(v_free, v, sizeof(double) * nv);
     tf_collision(m, d, v_free, h);
     tf_constraint_rows(m, d, v_free, h);
     memset(d->qfrc_constraint, 0, sizeof(double) * nv);
-    if (d->nefc > 0) {
-      double t0 = tf_stage_start();
-      double* b = tf_arena_doubles(d, (size_t)nv);
-      for (int i = 0; i < nv; i++) {
-        double s = 0;
-        for (int k = 0; k < nv; k++) s += d->qA[i * nv + k] * v_free[k];
-        b[i] = s;
-      }
-      make_problem(m, d, h, b, v_free, &problem);
-      tf_solver_stats stats;
-      memset(&stats, 0, sizeof(stats));
-      int status =
-          solvers[m->opt.solver](m, d, &problem, &m->opt.solver_opt, v, d->efc_lambda, &stats);
-      if (status != 0 || !all_finite(v, nv) || !all_finite(d->efc_lambda, d->nefc)) {
-        tf_arena_release(d, mark);
-        tf_stage_add(d, TF_TIMER_SOLVE, t0);
-        return -2;
-      }
-      if (!stats.converged) tf_warn(d, TF_WARN_SOLVER);
-      d->solver_iterations = stats.iterations;
-      d->solver_primal = stats.primal_residual;
-      d->solver_dual = stats.dual_residual;
-      tf_mul_JT(&problem, d->qfrc_constraint, d->efc_lambda);
-      for (int i = 0; i < nv; i++) d->qfrc_constraint[i] /= h;
-      for (int c = 0; c < d->ncon; c++) {
-        tf_contact* con = d->contact + c;
-        for (int k = 0; k < con->condim && con->efc_adr >= 0; k++) {
-          con->lambda[k] = d->efc_lambda[con->efc_adr + k];
+    double* b = tf_arena_doubles(d, (size_t)nv);
+    for (int i = 0; i < nv; i++) {
+      double s = 0;
+      for (int k = 0; k < nv; k++) s += d->qA[i * nv + k] * v_free[k];
+      b[i] = s;
+    }
+    if (d->nefc > 0 && solve_rows(m, d, h, b, v_free, v, &problem)) {
+      tf_arena_release(d, mark);
+      return -2;
+    }
+    int passes = d->ncon > 0 ? m->opt.solver_opt.relinearize : 0;
+    if (passes > 0) {
+      double* v1 = tf_arena_doubles(d, (size_t)nv);
+      double* q0 = tf_arena_doubles(d, (size_t)nq);
+      memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
+      for (int pass = 0; pass < passes; pass++) {
+        if (!iterate_overlaps(m, d, q0, v, h, q)) break;
+        memcpy(v1, v, sizeof(double) * nv);
+        tf_constraint_rows(m, d, v1, h);
+        tf_constraint_rows_from_iterate(m, d, v1, h);
+        memset(d->qfrc_constraint, 0, sizeof(double) * nv);
+        d->relinearize_passes++;
+        if (d->nefc == 0) {
+          memcpy(v, v_free, sizeof(double) * nv);
+          continue;
+        }
+        if (solve_rows(m, d, h, b, v_free, v, &problem)) {
+          tf_kinematics(m, d);
+          tf_arena_release(d, mark);
+          return -2;
         }
       }
-      tf_stage_add(d, TF_TIMER_SOLVE, t0);
+      tf_kinematics(m, d);
     }
   }
 

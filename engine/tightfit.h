@@ -200,6 +200,12 @@ typedef struct tf_solver_settings {
   int substeps;          // pgs: constraint substeps per step; default 1
   double penalty;        // al / admm: penalty weight beta; 0 = from the problem's scale
   int inner_iterations;  // al: Newton iterations per augmented-Lagrangian step; default 30
+  // re-linearisation inside the step (engine/step.c): after a solve, collision again at the
+  // configuration the solve moves the parts to, rows linearised there, solved again; up to
+  // this many extra passes while that configuration's deepest overlap exceeds
+  // relinearize_tol. Default 0 (contacts linearised at the step's start only)
+  int relinearize;
+  double relinearize_tol;  // m, default 1e-6
 } tf_solver_settings;
 
 typedef struct tf_option {
@@ -499,6 +505,7 @@ typedef struct tf_data {
   double* efc_solimp;       // (nefcmax x 3)
   double* qfrc_constraint;  // (nv) J^T lambda / h of the last step
   int solver_iterations;    // of the last solve
+  int relinearize_passes;   // extra passes (collision and solve) the last step took
   double solver_primal;     // residuals of the last solve
   double solver_dual;
 

@@ -10,6 +10,7 @@ tf_option tf_physics_option(const tf_physics* physics) {
   opt.timestep = physics->dt / physics->substeps;
   opt.solver = physics->solver;
   if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  opt.solver_opt.relinearize = physics->relinearize;
   return opt;
 }
 

@@ -28,6 +28,7 @@ void tf_run_options_default(tf_run_options* o) {
   o->physics.substeps = 1;
   o->physics.solver = TF_SOLVER_AL;
   o->physics.iterations = 0;
+  o->physics.relinearize = 0;
   o->duration = 0;
   o->envs = 1;
   o->threads = 1;
@@ -85,6 +86,10 @@ static int resolve(const tf_run_options* o, const tf_task_info** task, double* v
   }
   if (physics->iterations < 0 || physics->iterations > 100000) {
     snprintf(err, errlen, "iterations must be in [0, 100000] (got %d)", physics->iterations);
+    return -1;
+  }
+  if (physics->relinearize < 0 || physics->relinearize > 100) {
+    snprintf(err, errlen, "relinearize must be in [0, 100] (got %d)", physics->relinearize);
     return -1;
   }
   *duration = o->duration > 0 ? o->duration : (*task)->default_duration;
@@ -271,6 +276,7 @@ static void run_columns(tf_metrics* row, const tf_run_options* o, const tf_task_
   tf_metrics_set(row, "dt", physics->dt);
   tf_metrics_set_int(row, "substeps", physics->substeps);
   tf_metrics_set_int(row, "iterations", physics->iterations);
+  tf_metrics_set_int(row, "relinearize", physics->relinearize);
   tf_metrics_set(row, "duration", duration);
   tf_metrics_set_int(row, "envs", o->envs);
   tf_metrics_set_int(row, "seed", (long)o->seed);

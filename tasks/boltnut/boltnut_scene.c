@@ -138,10 +138,7 @@ static tf_model* build_model(tf_boltnut_state* s, const tf_boltnut_parts* parts,
     snprintf(err, errlen, "task 'boltnut': out of memory");
     return NULL;
   }
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  tf_option opt = tf_physics_option(physics);
   // the thread pair alone fills a pair's cap (128) on a seated nut; the plate's landing
   // needs room of its own, or its rows would be the ones the full buffer drops
   opt.nconmax = 2 * opt.max_pair_contacts + 32;

@@ -116,10 +116,7 @@ int tf_connectors_scene_build(tf_connectors_scene* s, const tf_connectors_config
   s->start_height = c->start_gap - plug.aabb[2];
 
   tf_builder* b = tf_builder_create();
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  tf_option opt = tf_physics_option(physics);
   int joint[4] = {-1, -1, -1, -1};
   int status = -1;
   if (!b) goto done;

@@ -345,10 +345,7 @@ int tf_gears_scene_build(tf_gears_scene* s, const tf_gears_config* c, const tf_p
     return -1;
   }
   int ngear = c->impact_speed > 0 ? 1 : c->ngear;
-  tf_option opt = tf_option_default();
-  opt.timestep = physics->dt / physics->substeps;
-  opt.solver = physics->solver;
-  if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
+  tf_option opt = tf_physics_option(physics);
   opt.max_pair_contacts = PAIR_CONTACTS;
   // every pair that can touch (teeth, gear-shaft, gear-shoulder, gear-plate) may fill its cap
   // twice (a touching manifold plus the one a time of impact adds); a full buffer drops

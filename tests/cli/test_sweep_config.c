@@ -83,7 +83,8 @@ static void test_errors_grid(void** state) {
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [2]}}",
                "grid.dt[0]: must be at most 1 s (got 2)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"solvr\": [\"al\"]}}",
-               "grid.solvr: unknown key (valid: solver, dt, substeps, iterations, clearance_um, "
+               "grid.solvr: unknown key (valid: solver, dt, substeps, iterations, relinearize, "
+               "clearance_um, "
                "mu, shape, teeth)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": 0.001}}",
                "grid.dt: must be a list of values (a fixed value goes in \"set\")");
@@ -110,6 +111,10 @@ static void test_errors_range(void** state) {
                "grid.substeps[0]: must be an integer in [1, 1000] (got 1e+300)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"substeps\": [2.5]}}",
                "grid.substeps[0]: must be an integer in [1, 1000] (got 2.5)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"relinearize\": [101]}}",
+               "grid.relinearize[0]: must be an integer in [0, 100] (got 101)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"relinearize\": [-1]}}",
+               "grid.relinearize[0]: must be an integer in [0, 100] (got -1)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"iterations\": [-1]}}",
                "grid.iterations[0]: must be an integer in [0, 100000] (got -1)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [1e999]}}",
@@ -174,9 +179,10 @@ static void test_errors_tasks(void** state) {
   expect_error("{\"task\": {\"name\": \"alpha\"}}",
                "task: must be a task name or a list of names (valid: alpha, beta)");
   // a parameter neither task has; the message lists both tasks' parameters once
-  expect_error("{\"task\": [\"alpha\", \"beta\"], \"set\": {\"bogus\": 1}}",
-               "set.bogus: unknown key (valid: solver, dt, substeps, iterations, clearance_um, "
-               "mu, shape, teeth, backlash_mm)");
+  expect_error(
+      "{\"task\": [\"alpha\", \"beta\"], \"set\": {\"bogus\": 1}}",
+      "set.bogus: unknown key (valid: solver, dt, substeps, iterations, relinearize, clearance_um, "
+      "mu, shape, teeth, backlash_mm)");
   // beta's parameter on alpha alone
   expect_error_prefix("{\"task\": \"alpha\", \"grid\": {\"backlash_mm\": [0.1]}}",
                       "grid.backlash_mm: unknown key (valid: solver,");
@@ -459,9 +465,10 @@ static void test_robot_mode_keys(void** state) {
   tf_sweep_plan_free(&plan);
   const char* rig = "{\"task\": \"gamma\", \"grid\": {\"controller\": [\"osc\"]}}";
   assert_int_equal(tf_sweep_plan_parse(&plan, rig, list, 1, err, sizeof(err)), -1);
-  assert_string_equal(err,
-                      "grid.controller: unknown key (valid: solver, dt, substeps, iterations, "
-                      "backlash_mm, mu)");
+  assert_string_equal(
+      err,
+      "grid.controller: unknown key (valid: solver, dt, substeps, iterations, relinearize, "
+      "backlash_mm, mu)");
   tf_sweep_plan_free(&plan);
 }
 
