@@ -33,8 +33,9 @@ static merge_rule rule_of(const tf_metric* m) {
   if (m->kind == TF_METRIC_BOOL) return MERGE_ALL;
   // a part that barely moved must not hide behind one that travelled
   if (strcmp(name, "tunnel.travel_m") == 0 || ends_with(name, "depth_min_m")) return MERGE_MIN;
-  if (ends_with(name, ".peak_m") || ends_with(name, ".max") || ends_with(name, "_max") ||
-      ends_with(name, "skipped_teeth") || ends_with(name, "residual_max")) {
+  if (ends_with(name, "peak_m") || ends_with(name, ".max") || ends_with(name, "_max") ||
+      ends_with(name, "_max_m") || ends_with(name, "skipped_teeth") ||
+      ends_with(name, "residual_max")) {
     return MERGE_MAX;
   }
   return MERGE_MEAN;

@@ -190,10 +190,12 @@ static double cluster_samples(tf_probe_set* s, const tf_model* m, const tf_data*
   return least;
 }
 
-double tf_overlap_deepest(tf_probe_set* s, const tf_model* m, const tf_data* d) {
+double tf_overlap_deepest(tf_probe_set* s, const tf_model* m, const tf_data* d,
+                          double* pair_deepest) {
   const tf_probe_spec* sp = &s->spec;
-  double deepest = INFINITY;
+  double all = INFINITY;
   for (int k = 0; k < sp->noverlap; k++) {
+    double deepest = INFINITY;
     for (int side = 0; side < 2; side++) {
       int adr = s->overlap_cache_adr[k][side];
       if (adr < 0) continue;
@@ -237,6 +239,8 @@ double tf_overlap_deepest(tf_probe_set* s, const tf_model* m, const tf_data* d) 
         if (least < deepest) deepest = least;
       }
     }
+    if (pair_deepest) pair_deepest[k] = deepest;
+    if (deepest < all) all = deepest;
   }
-  return deepest;
+  return all;
 }

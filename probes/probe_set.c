@@ -268,7 +268,13 @@ void tf_probes_observe_control(tf_probe_set* s, const tf_model* m, const tf_data
     for (int k = 0; k < 3; k++) depth -= (pos[k] - sp->seat[k]) * sp->axis[k];
     tf_tunnel_observe(&s->tunnel, depth, pos);
   }
-  if (sp->noverlap > 0) tf_overlap_observe(&s->overlap, tf_overlap_deepest(s, m, d));
+  if (sp->noverlap > 0) {
+    double pair[TF_PROBE_MAX_OVERLAP];
+    tf_overlap_observe(&s->overlap, tf_overlap_deepest(s, m, d, pair));
+    for (int k = 0; k < sp->noverlap; k++) {
+      if (-pair[k] > s->overlap_pair_peak[k]) s->overlap_pair_peak[k] = -pair[k];
+    }
+  }
   if (sp->ngear > 0) {
     unwrap_gears(s, d);
     tf_gear_slip_observe(&s->gear_slip, d->time, s->gear_angle);
@@ -279,6 +285,12 @@ void tf_probes_finish(const tf_probe_set* s, tf_metrics* out) {
   const tf_probe_spec* sp = &s->spec;
   if (sp->tunnel_body > 0) tf_tunnel_finish(&s->tunnel, out);
   if (sp->noverlap > 0) tf_overlap_finish(&s->overlap, out);
+  for (int k = 0; k < sp->noverlap; k++) {
+    if (!sp->overlap_name[k]) continue;
+    char name[TF_METRIC_NAME];
+    snprintf(name, sizeof(name), "overlap.%.24s_peak_m", sp->overlap_name[k]);
+    tf_metrics_set(out, name, s->overlap_pair_peak[k]);
+  }
   if (sp->ngear > 0) tf_gear_slip_finish(&s->gear_slip, out);
   tf_contacts_finish(&s->contacts, out);
   tf_solver_probe_finish(&s->solver, out);

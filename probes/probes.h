@@ -44,6 +44,9 @@ typedef struct tf_probe_spec {
   // deepest sample is below contact_m (default 1e-6 m above zero: touching counts)
   int noverlap;
   tf_probe_surface overlap[TF_PROBE_MAX_OVERLAP][2];
+  // a pair's name (a static string, at most 24 characters) gives it a metric of its own,
+  // overlap.<name>_peak_m (its deepest penetration over the run); NULL: only in the totals
+  const char* overlap_name[TF_PROBE_MAX_OVERLAP];
   double contact_m;
 
   // gear slip: gear 0 drives; each gear turns about its world axis (the body's rotation
@@ -232,6 +235,7 @@ typedef struct tf_probe_set {
   int overlap_cluster_adr[TF_PROBE_MAX_OVERLAP][2];  // a side's first cluster, -1: skipped
   int overlap_cluster_num[TF_PROBE_MAX_OVERLAP][2];  // and how many
   int solver_warn_prev;  // d->warning[TF_WARN_SOLVER] at the last step, -1 before the first
+  double overlap_pair_peak[TF_PROBE_MAX_OVERLAP];  // m: each pair's deepest penetration (>= 0)
 } tf_probe_set;
 
 // control_dt (s) sizes the gear probe's window ring; returns 0, or -1 with a message (and
@@ -247,7 +251,8 @@ void tf_probes_observe_control(tf_probe_set* s, const tf_model* m, const tf_data
 // (after the cache is laid out; nsample samples in all), 0 or -1 with a message; and the
 // step's deepest value over every measured side (+inf when none)
 int tf_overlap_clusters_build(tf_probe_set* s, long nsample, char* err, size_t errlen);
-double tf_overlap_deepest(tf_probe_set* s, const tf_model* m, const tf_data* d);
+double tf_overlap_deepest(tf_probe_set* s, const tf_model* m, const tf_data* d,
+                          double* pair_deepest);
 // every probe's metrics (probes that are off report nothing)
 void tf_probes_finish(const tf_probe_set* s, tf_metrics* out);
 void tf_probes_free(tf_probe_set* s);

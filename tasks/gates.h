@@ -5,7 +5,7 @@
 
 #include "tightfit.h"
 
-#define TF_GATE_MAX_METRICS 12
+#define TF_GATE_MAX_METRICS 24
 
 typedef struct tf_gate_metric {
   const char* name;  // "oblique_slide.accel_rel_error", ...

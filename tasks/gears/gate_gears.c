@@ -2,7 +2,9 @@
 //   gears_shaft_rates  mount=shaft, input at 5 rad/s, al with one substep at 1000, 500, 200 and
 //                      100 Hz: no follower more than half a tooth pitch off its demanded angle
 //                      after 0.2 s (gear_slip.skipped_teeth < 0.5, i.e. |e_f| < pi / N_f) and
-//                      the mean speed ratio over the last second within 1 % (gear_slip.max)
+//                      the mean speed ratio over the last second within 1 % (gear_slip.max);
+//                      at 1000 Hz also the fit: bore-shaft overlap and lift off the shoulder
+//                      under 10 um, tilt within tf_gears_tilt_allowed (reported at the others)
 //   gears_tunnel       the input gear dropped 30 mm onto its seat at 0.5, 2 and 8 m/s, 4
 //                      environments (offset within +-clearance / 2, tilt within +-0.2 deg), at
 //                      1 ms and 10 ms: al never through, never flies through, travels >= 30 mm,
@@ -56,13 +58,17 @@ static int run(tf_gate_result* r, tf_metrics* row, tf_solver_type solver, double
 static void gate_shaft_rates(tf_gate_result* r) {
   static const tf_kv set[] = {{"mount", "shaft"}, {"input_speed", "5"}};
   static const double dt[4] = {1e-3, 2e-3, 5e-3, 1e-2};
-  double skipped[4], slip[4];
+  double skipped[4], slip[4], bore[4], lift[4], tilt[4], allowed = NAN;
   for (int k = 0; k < 4; k++) {
     tf_metrics row;
     run(r, &row, TF_SOLVER_AL, dt[k], SHAFT_DURATION, 1, set, 2);
     // NaN when the input did not turn (a dead drive): such a gate fails
     skipped[k] = tf_metrics_get(&row, "gear_slip.skipped_teeth");
     slip[k] = tf_metrics_get(&row, "gear_slip.max");
+    bore[k] = tf_metrics_get(&row, "gears.bore_overlap_peak_m");
+    lift[k] = tf_metrics_get(&row, "gears.lift_max_m");
+    tilt[k] = tf_metrics_get(&row, "gears.wobble_deg_max");
+    allowed = tf_metrics_get(&row, "gears.tilt_allowed_deg");
   }
   tf_gate_add(r, "hz1000.skipped_teeth", skipped[0], 0.5, 1);
   tf_gate_add(r, "hz1000.slip_max", slip[0], 0.01, 1);
@@ -72,6 +78,20 @@ static void gate_shaft_rates(tf_gate_result* r) {
   tf_gate_add(r, "hz200.slip_max", slip[2], 0.01, 1);
   tf_gate_add(r, "hz100.skipped_teeth", skipped[3], 0.5, 1);
   tf_gate_add(r, "hz100.slip_max", slip[3], 0.01, 1);
+  // the fit (issue 18): bores out of their shafts, gears on their shoulders, tilt within what
+  // the bore allows. It holds at 1000 Hz; from 500 Hz down the gears hop (bores 47 um into
+  // their shafts at 500 Hz), so there it is reported, not asserted, until large steps hold it
+  static const char* const names[4][3] = {
+      {"hz1000.bore_overlap_m", "hz1000.lift_m", "hz1000.tilt_deg"},
+      {"hz500.bore_overlap_m", "hz500.lift_m", "hz500.tilt_deg"},
+      {"hz200.bore_overlap_m", "hz200.lift_m", "hz200.tilt_deg"},
+      {"hz100.bore_overlap_m", "hz100.lift_m", "hz100.tilt_deg"}};
+  for (int k = 0; k < 4; k++) {
+    int asserted = k == 0;
+    tf_gate_add(r, names[k][0], bore[k], asserted ? 10e-6 : INFINITY, 1);
+    tf_gate_add(r, names[k][1], lift[k], asserted ? 10e-6 : INFINITY, 1);
+    tf_gate_add(r, names[k][2], tilt[k], asserted ? allowed : INFINITY, 1);
+  }
 }
 
 // the drop at each impact speed for one solver and step: environments that went through or
@@ -167,7 +187,8 @@ const tf_task_gate tf_gate_gears_shaft_rates = {
     "gears_shaft_rates",
     "gear train on shafts (60-40-60, module 1.5 mm, backlash 0.5 mm) driven at 5 rad/s, al at "
     "1000 / 500 / 200 / 100 Hz: no tooth skipped after 0.2 s, ratio within 1 % over the last "
-    "second",
+    "second; at 1000 Hz the fit holds (bore overlap and lift under 10 um, tilt within the "
+    "bore's allowance), reported at the others",
     gate_shaft_rates,
 };
 

@@ -45,6 +45,10 @@ static const double pi = 3.14159265358979323846;
 #define GEARS_SLIP_OK 0.05       // DESIGN.md: slip under 5 %
 #define GEARS_SERVO_KV 1.0       // N m s / rad: input servo gain (implicit in the engine)
 #define GEARS_SERVO_TORQUE 2.0   // N m: input servo torque cap
+// a train on shafts is physical only where its gears stay in their fits: a bore sunk into its
+// shaft, or a gear lifted off its shoulder (gravity holds it there; the fit leaves it no room),
+// by more than this is the hop a too-large step makes (issue 18: 10 um)
+#define GEARS_FIT_TOL 10e-6
 
 enum {
   P_MOUNT,
@@ -238,6 +242,7 @@ static void gears_observe(tf_env* env) {
       st->wobble_max = fmax(st->wobble_max, acos(cz));
       double off = hypot(d->xpos[3 * b] - s->center[i][0], d->xpos[3 * b + 1] - s->center[i][1]);
       st->shaft_offset_max = fmax(st->shaft_offset_max, off);
+      if (!drop) st->lift_max = fmax(st->lift_max, d->xpos[3 * b + 2] - s->center[i][2]);
     }
   }
   if (!st->started && d->time >= env->probe.slip_t0 - 1e-9) {
@@ -303,7 +308,26 @@ static void gears_finish(tf_env* env, tf_metrics* out) {
   }
   double slip = tf_metrics_get(out, "gear_slip.max");
   int turns = tf_metrics_get(out, "gear_slip.input_turns") == 1;
-  tf_metrics_set_bool(out, "success", turns && slip < GEARS_SLIP_OK);
+  int fits = 1;
+  if (c->mount == TF_GEARS_SHAFT) {
+    double bore = 0, teeth = 0;
+    for (int i = 0; i < s->ngear; i++) {
+      snprintf(name, sizeof(name), "overlap.shaft_%d_peak_m", i);
+      bore = fmax(bore, tf_metrics_get(out, name));
+      if (i + 1 < s->ngear) {
+        snprintf(name, sizeof(name), "overlap.teeth_%d%d_peak_m", i, i + 1);
+        teeth = fmax(teeth, tf_metrics_get(out, name));
+      }
+    }
+    double allowed = tf_gears_tilt_allowed(c);
+    tf_metrics_set(out, "gears.bore_overlap_peak_m", bore);
+    tf_metrics_set(out, "gears.teeth_overlap_peak_m", teeth);
+    tf_metrics_set(out, "gears.lift_max_m", st->lift_max);
+    tf_metrics_set(out, "gears.tilt_allowed_deg", allowed * 180 / pi);
+    // NaN (a pair the probe never measured) fails
+    fits = bore <= GEARS_FIT_TOL && st->lift_max <= GEARS_FIT_TOL && st->wobble_max <= allowed;
+  }
+  tf_metrics_set_bool(out, "success", turns && slip < GEARS_SLIP_OK && fits);
 }
 
 static void gears_destroy(tf_env* env) {

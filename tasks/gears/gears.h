@@ -20,6 +20,7 @@ typedef struct tf_gears_state {
   int started;
   double wobble_max;        // rad: largest tilt of a gear that can tilt
   double shaft_offset_max;  // m: largest lateral distance of a gear's frame from its shaft axis
+  double lift_max;          // m: largest height of a gear's frame above its seat (mount=shaft)
   // drop scene: the last state before the gear reached its seat
   tf_seat_speed seat;  // the drop's approach, for the seat speed
   int touched;

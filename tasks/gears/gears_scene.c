@@ -389,8 +389,15 @@ void tf_gears_scene_probe(const tf_gears_scene* s, const tf_gears_config* c, tf_
   // overlap: the teeth pairs first (the question of a gear train), then each gear against its
   // shoulder (its seat), its shaft, then the plate, where it touches them (not on ideal
   // hinges), while the probe has room
+  // each pair by name (overlap.<name>_peak_m): gears.c reads the bores' and the teeth's
+  static const char* const teeth_name[TF_GEARS_MAX - 1] = {"teeth_01", "teeth_12", "teeth_23"};
+  static const char* const fixture_name[3][TF_GEARS_MAX] = {
+      {"shoulder_0", "shoulder_1", "shoulder_2", "shoulder_3"},
+      {"shaft_0", "shaft_1", "shaft_2", "shaft_3"},
+      {"plate_0", "plate_1", "plate_2", "plate_3"}};
   int n = 0;
   for (int i = 0; i + 1 < s->ngear && n < TF_PROBE_MAX_OVERLAP; i++, n++) {
+    spec->overlap_name[n] = teeth_name[i];
     for (int side = 0; side < 2; side++) {
       tf_probe_surface* p = &spec->overlap[n][side];
       p->geom = s->gear_geom[i + side];
@@ -404,6 +411,7 @@ void tf_gears_scene_probe(const tf_gears_scene* s, const tf_gears_config* c, tf_
     int i = k % s->ngear, what = k / s->ngear;
     // a loose gear (robot mode) ends on its shaft whatever the mount
     if (!all_on_fixture && !c->loose[i]) continue;
+    spec->overlap_name[n] = fixture_name[what][i];
     tf_probe_surface* p = &spec->overlap[n][0];
     p->geom = s->hub_geom[i];
     p->points = s->samples[i];
@@ -427,4 +435,11 @@ void tf_gears_scene_free(tf_gears_scene* s) {
   }
   tf_model_destroy(s->model);
   s->model = NULL;
+}
+
+double tf_gears_tilt_allowed(const tf_gears_config* c) {
+  // a bore of radius R and length w (the face) tilted by t on a shaft of radius r = R - c
+  // touches it at both ends, on opposite sides, when (w / 2) sin t + r cos t = R
+  double big = 0.5 * c->bore, r = big - c->clearance, half = 0.5 * c->face;
+  return asin(big / hypot(half, r)) - atan2(r, half);
 }

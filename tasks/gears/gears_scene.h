@@ -106,6 +106,10 @@ int tf_gears_scene_build(tf_gears_scene* scene, const tf_gears_config* config,
                          const tf_physics* physics, char* err, size_t errlen);
 // d (of scene->model) to the initial state: tf_data_reset, the perturbations of config, the
 // drop's initial speed
+// rad: the largest tilt a gear's bore allows on its shaft (mount=shaft), from the bore, the
+// radial clearance and the face width (the bore's length)
+double tf_gears_tilt_allowed(const tf_gears_config* config);
+
 void tf_gears_scene_reset(const tf_gears_scene* scene, const tf_gears_config* config, tf_data* d);
 // fills the probe spec: gear slip (train), tunnel (drop), overlap pairs (teeth first, then
 // each gear against its shaft and the plate, as many as the probe holds)

@@ -713,7 +713,7 @@ static void test_set_spinning_ball_matches_brute_force(void** state) {
   for (int i = 0; i < nstep; i++) {
     assert_int_equal(tf_step(m, d), 0);
     tf_kinematics(m, d);
-    double probe = tf_overlap_deepest(&set, m, d), brute = brute_deepest(&sc, d);
+    double probe = tf_overlap_deepest(&set, m, d, NULL), brute = brute_deepest(&sc, d);
     if (brute < spec.contact_m) {
       if (probe != brute) print_error("step %d: probe %.17g, brute force %.17g\n", i, probe, brute);
       assert_true(probe == brute);
@@ -767,7 +767,7 @@ static void test_set_turning_cluster_is_measured(void** state) {
     d->qpos[0] = 0, d->qpos[1] = 0, d->qpos[2] = 0.01;
     d->qpos[3] = cos(0.5 * theta), d->qpos[4] = 0, d->qpos[5] = sin(0.5 * theta), d->qpos[6] = 0;
     tf_kinematics(m, d);
-    double probe = tf_overlap_deepest(&set, m, d);
+    double probe = tf_overlap_deepest(&set, m, d, NULL);
     double brute = brute_side(m, d, sc.ball_geom, rod, NROD, sc.floor_geom);
     if (brute < spec.contact_m) {
       assert_true(probe == brute);
