@@ -5,7 +5,9 @@
 // breakaway, a connect equality, isotropic friction, a sliding contact with torsion, the
 // top-heavy stacks 1:10 and 1:100, warm starts (fewer Newton steps), random problems of every
 // block type against al, and best-iterate backtracking (the answer is the lowest-residual
-// iterate: its residual never rises with the iteration budget).
+// iterate: its residual never rises with the iteration budget); and in the step, a stiff
+// position servo at 50 Hz (kp h^2 >> inertia) that stays stable, tracks and is held by a
+// limit row.
 //
 // The fixture is the one of test_solver_al_newton.c: the box is one free body whose
 // world-axis linear dofs and body-axis angular dofs line up with the world, so
@@ -792,6 +794,97 @@ static void test_best_iterate(void** state) {
   assert_true(rises > 0);  // the iterates do rise somewhere, so the property is tested
 }
 
+// ---------------------------------------------------------------- servos in the step
+
+// a 0.1 kg point mass on a 0.1 m link (I = 1e-3 kg m^2) about a horizontal hinge limited to
+// [-1, 0.6] rad, under a position servo of kp = 1e5 N m / rad at dt = 20 ms (50 Hz):
+// kp h^2 / I = 4e4, ten thousand times past explicit PD's limit of 4
+static tf_model* servo_link(tf_solver_type solver, int implicit) {
+  tf_builder* b = tf_builder_create();
+  tf_option opt = tf_option_default();
+  opt.timestep = 0.02;
+  opt.solver = solver;
+  opt.implicit_servo = implicit;
+  tf_builder_set_option(b, &opt);
+  tf_body_def body = tf_body_def_default();
+  body.name = "link";
+  body.mass = 0.1;
+  body.com[0] = 0.1;
+  memset(body.inertia, 0, sizeof(body.inertia));
+  int id = tf_builder_add_body(b, &body);
+  tf_joint_def hinge = tf_joint_def_default();
+  hinge.name = "hinge";
+  hinge.body = id;
+  hinge.axis[0] = 0, hinge.axis[1] = 1, hinge.axis[2] = 0;
+  hinge.limited = 1;
+  hinge.range[0] = -1;
+  hinge.range[1] = 0.6;
+  tf_builder_add_joint(b, &hinge);
+  tf_actuator_def act = tf_actuator_def_default();
+  act.name = "servo";
+  act.type = TF_ACT_POSITION;
+  act.joint = 0;
+  act.kp = 1e5;
+  tf_builder_add_actuator(b, &act);
+  char err[256];
+  tf_model* m = tf_builder_compile(b, err, sizeof(err));
+  if (!m) print_message("compile: %s\n", err);
+  tf_builder_destroy(b);
+  assert_non_null(m);
+  return m;
+}
+
+// the servo track of servo_link: 1 s at ctrl 0.5 (free), then 1 s at ctrl 1.0, which drives
+// the link into its 0.6 rad stop; writes the angles at the ends of both phases, the largest
+// angle and the steps done
+static int servo_track(tf_solver_type solver, int implicit, double q_end[2], double* q_max) {
+  tf_model* m = servo_link(solver, implicit);
+  tf_data* d = tf_data_create(m);
+  int steps = 0;
+  *q_max = 0;
+  for (int phase = 0; phase < 2; phase++) {
+    d->ctrl[0] = phase == 0 ? 0.5 : 1.0;
+    for (int i = 0; i < 50; i++, steps++) {
+      if (tf_step(m, d) || !isfinite(d->qpos[0]) || fabs(d->qpos[0]) > 1e3) goto done;
+      *q_max = fmax(*q_max, d->qpos[0]);
+    }
+    q_end[phase] = d->qpos[0];
+  }
+done:
+  tf_data_destroy(d);
+  tf_model_destroy(m);
+  return steps;
+}
+
+// Issue 18 asks for the servo as a constraint row. The engine already takes its gains into
+// the velocity solve, A = M + h kv + h^2 kp (forward.c), and that is the same thing: a
+// compliant equality row on the joint velocity, target h kp (ctrl - q) / k and compliance
+// 1 / k with k = h^2 kp + h kv, eliminated, adds J^T J k to A and the target's force to b,
+// exactly those gains (the Schur complement identity), so
+// fbnewton takes servos as every other solver does. Here: stable and on target at 50 Hz
+// (kp h^2 / I = 4e4), held at its stop by the limit row against the servo pushing past it,
+// and the same answer as al; the explicit gains bang between the stops
+static void test_stiff_servo_in_step(void** state) {
+  (void)state;
+  double q_fb[2], q_al[2], max_fb, max_al;
+  assert_int_equal(servo_track(TF_SOLVER_FBNEWTON, 1, q_fb, &max_fb), 100);
+  assert_int_equal(servo_track(TF_SOLVER_AL, 1, q_al, &max_al), 100);
+  print_message(
+      "  fbnewton servo at 50 Hz: q %.9f (target 0.5), at the stop %.12f (limit 0.6), "
+      "max %.12f; al %.9f %.12f\n",
+      q_fb[0], q_fb[1], max_fb, q_al[0], q_al[1]);
+  assert_true(fabs(q_fb[0] - 0.5) < 2e-5);  // gravity's static error m g L cos q / kp ~ 9e-6
+  assert_true(fabs(q_fb[1] - 0.6) < 1e-9);
+  assert_true(max_fb < 0.6 + 1e-9);
+  assert_true(fabs(q_fb[0] - q_al[0]) < 1e-9 && fabs(q_fb[1] - q_al[1]) < 1e-9);
+  double q_ex[2], max_ex;
+  int steps = servo_track(TF_SOLVER_FBNEWTON, 0, q_ex, &max_ex);
+  print_message("  explicit gains: %d of 100 steps, q %.3e rad after the first second\n", steps,
+                q_ex[0]);
+  // the limits keep the explicit servo's growth bounded: it bangs between its stops
+  assert_true(steps < 100 || fabs(q_ex[0] - 0.5) > 0.1);
+}
+
 int main(void) {
   tf_engine_init();
   const struct CMUnitTest tests[] = {
@@ -809,6 +902,7 @@ int main(void) {
       cmocka_unit_test(test_empty),
       cmocka_unit_test(test_random_problems),
       cmocka_unit_test(test_best_iterate),
+      cmocka_unit_test(test_stiff_servo_in_step),
   };
   return cmocka_run_group_tests_name("solver_fbnewton", tests, setup, teardown);
 }
