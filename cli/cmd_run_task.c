@@ -53,7 +53,9 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
       controller = value;
     } else if (strcmp(opt, "--solver") == 0) {
       int s = tf_solver_from_name(value);
-      if (s < 0) return fail_usage("unknown solver '%s' (valid: pgs, newton, al, admm)", value);
+      if (s < 0) {
+        return fail_usage("unknown solver '%s' (valid: pgs, newton, al, admm, fbnewton)", value);
+      }
       o->physics.solver = (tf_solver_type)s;
     } else if (strcmp(opt, "--dt") == 0) {
       if (tf_cli_parse_number("--dt", value, 1e-7, 1.0, &x)) return -1;

@@ -19,7 +19,7 @@ void tf_cli_usage(FILE* f) {
           "      [--relinearize N] [--threads N] [--set key=value ...] [--json]\n"
           "                      run an assembly task's environments with every probe,\n"
           "                      --threads N of them at a time (default 1; same results)\n"
-          "  validate [--gate NAME] [--solver pgs|newton|al|admm] [--json]\n"
+          "  validate [--gate NAME] [--solver pgs|newton|al|admm|fbnewton] [--json]\n"
           "                      run the contact physics gates and compare with their limits\n"
           "  validate --tasks [--gate NAME] [--json]\n"
           "                      run the assembly tasks' physics gates (seating, threads, gears)\n"

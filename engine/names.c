@@ -8,7 +8,7 @@ static const char* const timer_names[TF_TIMER_N] = {
     "step",        "kinematics",  "crba",       "rnea",   "passive",
     "factor",      "collision",   "broadphase", "search", "reduce",
     "speculative", "persistence", "constraint", "solve",  "integrate"};
-static const char* const solver_names[TF_SOLVER_N] = {"pgs", "newton", "al", "admm"};
+static const char* const solver_names[TF_SOLVER_N] = {"pgs", "newton", "al", "admm", "fbnewton"};
 static const char* const geom_names[TF_GEOM_NTYPE] = {"plane",    "sphere", "capsule", "box",
                                                       "cylinder", "hull",   "mesh",    "sdf"};
 

@@ -13,8 +13,8 @@
 //                    sum_k (lambda_k / mu_k)^2 <= lambda_n^2, and with the De Saxce term
 //                    J v + e + [s; 0...] in the dual cone, s = sqrt(sum_k (mu_k (J v)_k)^2)
 //                    (Signorini-Coulomb with maximal dissipation). dim 1 = frictionless.
-// The hard solvers (pgs, al, admm) use e; newton, MuJoCo's soft formulation, uses the row
-// positions pos, the current row velocities and the block's solref / solimp instead.
+// The hard solvers (pgs, al, admm, fbnewton) use e; newton, MuJoCo's soft formulation, uses
+// the row positions pos, the current row velocities and the block's solref / solimp instead.
 #ifndef TF_SOLVER_H
 #define TF_SOLVER_H
 
@@ -74,6 +74,9 @@ int tf_solve_al(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
                 const tf_solver_settings* s, double* v, double* lambda, tf_solver_stats* stats);
 int tf_solve_admm(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
                   const tf_solver_settings* s, double* v, double* lambda, tf_solver_stats* stats);
+int tf_solve_fbnewton(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
+                      const tf_solver_settings* s, double* v, double* lambda,
+                      tf_solver_stats* stats);
 
 // shared by the solvers: residuals of a candidate (v, lambda) as defined above
 void tf_constraint_residuals(const tf_constraint_problem* p, const double* v, const double* lambda,

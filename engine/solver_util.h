@@ -28,4 +28,8 @@ typedef void (*tf_directional_fn)(void* ctx, double alpha, double* g, double* gp
 // Newton from alpha = 1 in at most maxit evaluations (solver_line_search.c)
 double tf_line_search_root(tf_directional_fn directional, void* ctx, double g0, int maxit);
 
+// fbnewton's residual |F(lambda)| at v = v_free + A^-1 J^T lambda (solver_fbnewton.c): the
+// quantity its best-iterate backtracking minimises, for tests
+double tf_fbnewton_residual(tf_data* d, const tf_constraint_problem* p, const double* lambda);
+
 #endif  // TF_SOLVER_UTIL_H

@@ -21,7 +21,7 @@
 #include "stage_timer.h"
 
 static const tf_solve_fn solvers[TF_SOLVER_N] = {tf_solve_pgs, tf_solve_newton, tf_solve_al,
-                                                 tf_solve_admm};
+                                                 tf_solve_admm, tf_solve_fbnewton};
 
 static int all_finite(const double* x, int n) {
   for (int i = 0; i < n; i++) {

@@ -53,10 +53,11 @@ typedef enum tf_geom_type {
 } tf_geom_type;
 
 typedef enum tf_solver_type {
-  TF_SOLVER_PGS = 0,  // projected Gauss-Seidel on the dual, elliptic cones
-  TF_SOLVER_NEWTON,   // soft convex primal Newton (MuJoCo's formulation)
-  TF_SOLVER_AL,       // augmented Lagrangian + semismooth Newton (CRISP's CANAL)
-  TF_SOLVER_ADMM,     // subsystem-split ADMM (CRISP's SubADMM)
+  TF_SOLVER_PGS = 0,   // projected Gauss-Seidel on the dual, elliptic cones
+  TF_SOLVER_NEWTON,    // soft convex primal Newton (MuJoCo's formulation)
+  TF_SOLVER_AL,        // augmented Lagrangian + semismooth Newton (CRISP's CANAL)
+  TF_SOLVER_ADMM,      // subsystem-split ADMM (CRISP's SubADMM)
+  TF_SOLVER_FBNEWTON,  // non-smooth Newton on Fischer-Burmeister residuals (Ostrich)
   TF_SOLVER_N
 } tf_solver_type;
 

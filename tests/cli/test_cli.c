@@ -335,7 +335,7 @@ static void test_validate_unknown_gate(void** state) {
 static void test_validate_unknown_solver(void** state) {
   (void)state;
   const char* args[] = {"validate", "--solver", "sor", NULL};
-  const char* needles[] = {"sor", "pgs", "newton", "al", "admm", NULL};
+  const char* needles[] = {"sor", "pgs", "newton", "al", "admm", "fbnewton", NULL};
   expect_usage_error(args, needles, 0);
 }
 

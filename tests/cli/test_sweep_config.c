@@ -92,7 +92,7 @@ static void test_errors_grid(void** state) {
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [\"fast\"]}}",
                "grid.dt[0]: must be a number (s)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"solver\": [\"al\", \"foo\"]}}",
-               "grid.solver[1]: must be a solver name (pgs, newton, al, admm)");
+               "grid.solver[1]: must be a solver name (pgs, newton, al, admm, fbnewton)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"solver\": [\"al\", \"al\"]}}",
                "grid.solver[1]: duplicate of grid.solver[0] (al)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [0.001, 1e-3]}}",
@@ -159,7 +159,7 @@ static void test_errors_types(void** state) {
   expect_error("{\"task\": \"alpha\", \"grid\": {\"shape\": [\"round\", \"hex\"]}}",
                "grid.shape[1]: task 'alpha': shape must be one of round|square (got 'hex')");
   expect_error("{\"task\": \"alpha\", \"set\": {\"solver\": \"magic\"}}",
-               "set.solver: must be a solver name (pgs, newton, al, admm)");
+               "set.solver: must be a solver name (pgs, newton, al, admm, fbnewton)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"mu\": [0.1]}, \"set\": {\"mu\": 0.2}}",
                "set.mu: also in grid (a key is either swept or fixed)");
   expect_error("{\"task\": \"alpha\", \"colour\": 1}",
