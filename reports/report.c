@@ -13,6 +13,7 @@
 
 #include "html_escape.h"
 #include "report_plots.h"
+#include "report_largest_dt.h"
 #include "report_table.h"
 #include "report_videos.h"
 #include "tightfit.h"
@@ -288,7 +289,9 @@ static void write_page(FILE* f, page* p) {
   write_skipped(f, p->results);
   fputs("<section id=\"summary\"><h2>Runs</h2>\n", f);
   tf_report_table_write(f, p->results, p->counts);
-  fputs("</section>\n<section id=\"plots-section\"><h2>Plots</h2>\n", f);
+  fputs("</section>\n", f);
+  tf_report_largest_dt_write(f, p->results);
+  fputs("<section id=\"plots-section\"><h2>Plots</h2>\n", f);
   p->nplot = tf_report_plots_write(f, p->results);
   fputs("</section>\n", f);
   p->nmedia = tf_report_videos_write(f, p->dir);

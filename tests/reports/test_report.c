@@ -258,6 +258,50 @@ static void test_report_no_plot_data(void** state) {
   fixture_remove(dir);
 }
 
+// a dt sweep: per task and setting, the largest dt at which every run passed and the
+// simulated seconds per wall second there; a setting that never passed says none; a sweep of
+// one dt has no such section
+static void test_report_largest_dt(void** state) {
+  (void)state;
+  char dir[64];
+  make_dir_with(
+      dir,
+      "{\"run_id\":1,\"task\":\"gears\",\"mode\":\"rig\",\"solver\":\"al\",\"dt\":0.001,"
+      "\"substeps\":1,\"status\":\"ok\",\"success\":true,\"realtime_factor\":0.5}\n"
+      "{\"run_id\":2,\"task\":\"gears\",\"mode\":\"rig\",\"solver\":\"al\",\"dt\":0.002,"
+      "\"substeps\":1,\"status\":\"ok\",\"success\":true,\"realtime_factor\":2}\n"
+      "{\"run_id\":3,\"task\":\"gears\",\"mode\":\"rig\",\"solver\":\"al\",\"dt\":0.002,"
+      "\"substeps\":1,\"status\":\"ok\",\"success\":true,\"realtime_factor\":4}\n"
+      "{\"run_id\":4,\"task\":\"gears\",\"mode\":\"rig\",\"solver\":\"al\",\"dt\":0.005,"
+      "\"substeps\":1,\"status\":\"ok\",\"success\":true,\"realtime_factor\":9}\n"
+      "{\"run_id\":5,\"task\":\"gears\",\"mode\":\"rig\",\"solver\":\"al\",\"dt\":0.005,"
+      "\"substeps\":1,\"status\":\"ok\",\"success\":false,\"realtime_factor\":9}\n"
+      "{\"run_id\":6,\"task\":\"gears\",\"mode\":\"rig\",\"solver\":\"pgs\",\"dt\":0.001,"
+      "\"substeps\":1,\"status\":\"diverged\",\"success\":false,\"realtime_factor\":1}\n");
+  tf_report_info info;
+  char err[512];
+  assert_int_equal(tf_report_write_info(dir, &info, err, sizeof err), 0);
+  char* html = fixture_read(info.path);
+  assert_non_null(strstr(html, "<section id=\"largest-dt\">"));
+  // al: 2 ms passes in both its runs (mean 3), 5 ms does not (one of two missed)
+  assert_non_null(strstr(html,
+                         "<tr class=\"pass\"><td>gears</td><td>rig</td><td>al</td><td>1</td>"
+                         "<td>0</td><td>2</td><td>3</td><td>2 of 3</td></tr>"));
+  assert_non_null(strstr(html,
+                         "<tr class=\"miss\"><td>gears</td><td>rig</td><td>pgs</td>"
+                         "<td>1</td><td>0</td><td>none</td><td></td><td>0 of 1</td></tr>"));
+  free(html);
+  fixture_remove(dir);
+  make_dir_with(dir,
+                "{\"run_id\":1,\"task\":\"gears\",\"solver\":\"al\",\"dt\":0.001,"
+                "\"status\":\"ok\",\"success\":true}\n");
+  assert_int_equal(tf_report_write_info(dir, &info, err, sizeof err), 0);
+  html = fixture_read(info.path);
+  assert_null(strstr(html, "largest-dt"));
+  free(html);
+  fixture_remove(dir);
+}
+
 // values no sweep should write, but a hand-edited or future file might: wrong types, the
 // ends of the double range, a run_id that is an object. The page must still be whole.
 static void test_report_odd_values(void** state) {
@@ -345,6 +389,7 @@ int main(void) {
       cmocka_unit_test(test_report_atomic_and_deterministic),
       cmocka_unit_test(test_report_videos),
       cmocka_unit_test(test_report_no_plot_data),
+      cmocka_unit_test(test_report_largest_dt),
       cmocka_unit_test(test_report_odd_values),
       cmocka_unit_test(test_report_missing_dir),
       cmocka_unit_test(test_report_not_a_directory),
