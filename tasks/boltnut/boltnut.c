@@ -51,6 +51,9 @@ const tf_param_spec tf_boltnut_params[BN_NPARAM] = {
 };
 
 #define SUCCESS_PITCH_TOL 0.01  // advance per turn within 1 % of the pitch
+// the deepest the threads may overlap over the run: half the flank gap delta / 2 (a nut
+// sunk further into the bolt's flanks was not carried by them)
+#define SUCCESS_OVERLAP_FRACTION 0.25
 
 static void boltnut_destroy(tf_env* env) {
   tf_boltnut_free_state(env->state);
@@ -104,7 +107,10 @@ static void boltnut_finish(tf_env* env, tf_metrics* out) {
   // through the head, which is no reaching
   int reached = height <= pitch && height >= -0.25 * pitch;
   int advances = isfinite(apt) && pitch_error <= SUCCESS_PITCH_TOL;
-  tf_metrics_set_bool(out, "success", reached && advances);
+  double peak = tf_metrics_get(out, "overlap.peak_m");
+  double allowed = SUCCESS_OVERLAP_FRACTION * s->delta;
+  tf_metrics_set(out, "boltnut.overlap_allowed_m", allowed);
+  tf_metrics_set_bool(out, "success", reached && advances && peak <= allowed);
   tf_metrics_set(out, "boltnut.turns", tf_boltnut_track_turns(t));
   tf_metrics_set(out, "boltnut.advance_m", t->advance);
   tf_metrics_set(out, "boltnut.advance_per_turn_m", apt);

@@ -28,6 +28,10 @@
 #define DEG (M_PI / 180)
 #define SEAT_TOLERANCE 1e-3  // m: the tip this close to the hole's bottom is seated
 #define UPRIGHT_DEG 1.0      // deg: an upright peg's axis is this close to vertical
+// the deepest the peg may sink into the bore over the run: half the radial clearance (a peg
+// that sank further was not held by the fit), and never under the 10 um fit tolerance
+#define OVERLAP_FRACTION 0.5
+#define OVERLAP_FLOOR 10e-6
 
 static const tf_param_spec peg_params[PEG_NPARAM] = {
     [PEG_SHAPE] = {"shape", 0, 0, 1, "", "round|square",
@@ -147,7 +151,12 @@ static void peg_finish(tf_env* env, tf_metrics* out) {
   const peg_state* s = env->state;
   const tf_data* d = env->data;
   double error = seat_error(s, d), tilt = peg_tilt(s, d);
-  tf_metrics_set_bool(out, "success", error <= SEAT_TOLERANCE && tilt <= UPRIGHT_DEG * DEG);
+  double peak = tf_metrics_get(out, "overlap.peak_m");
+  double allowed = fmax(OVERLAP_FRACTION * s->cfg.clearance, OVERLAP_FLOOR);
+  tf_metrics_set(out, "peg.overlap_allowed_m", allowed);
+  // NaN (nothing measured) does not pass
+  tf_metrics_set_bool(out, "success", error <= SEAT_TOLERANCE && tilt <= UPRIGHT_DEG * DEG &&
+                                          peak <= allowed);
   tf_metrics_set(out, "peg.depth_m", -d->xpos[3 * s->body + 2]);
   tf_metrics_set(out, "peg.seat_error_m", error);
   tf_metrics_set(out, "peg.tilt_deg_final", tilt / DEG);
