@@ -29,8 +29,9 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
       continue;
     }
     static const char* const with_value[] = {
-        "--task",    "--mode", "--solver",     "--dt",  "--substeps",   "--duration",   "--envs",
-        "--threads", "--seed", "--iterations", "--set", "--controller", "--relinearize"};
+        "--task",     "--mode",       "--solver",      "--dt",         "--substeps",
+        "--duration", "--envs",       "--threads",     "--seed",       "--iterations",
+        "--set",      "--controller", "--relinearize", "--persist-tol"};
     int known = 0;
     for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
       known |= strcmp(opt, with_value[k]) == 0;
@@ -98,6 +99,9 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
         return fail_usage("--relinearize needs a whole number in [0, 100], got '%s'", value);
       }
       o->physics.relinearize = (int)x;
+    } else if (strcmp(opt, "--persist-tol") == 0) {
+      if (tf_cli_parse_number("--persist-tol", value, 0, 1e-3, &x)) return -1;
+      o->physics.persist_tol = x;
     } else {  // --set key=value
       const char* eq = strchr(value, '=');
       if (!eq || eq == value) return fail_usage("--set needs key=value, got '%s'", value);

@@ -259,6 +259,7 @@ static void refused_row(tf_metrics* m, const tf_run_options* o, const tf_task_in
   tf_metrics_set_int(m, "substeps", o->physics.substeps);
   tf_metrics_set_int(m, "iterations", o->physics.iterations);
   tf_metrics_set_int(m, "relinearize", o->physics.relinearize);
+  tf_metrics_set(m, "persist_tol", o->physics.persist_tol);
   tf_metrics_set(m, "duration", o->duration > 0 ? o->duration : task->default_duration);
   tf_metrics_set_int(m, "envs", o->envs);
   tf_metrics_set_int(m, "seed", (long)o->seed);

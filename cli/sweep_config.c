@@ -20,14 +20,16 @@
 #define MAX_SUBSTEPS 1000  // the runner's limit
 #define MAX_ITERATIONS 100000
 #define MAX_RELINEARIZE 100
-#define MAX_DURATION 3600.0  // s
+#define MAX_PERSIST_TOL 1e-3  // m
+#define MAX_DURATION 3600.0   // s
 #define MAX_ENVS 256
 #define MAX_SEED 9007199254740992.0  // 2^53: larger integers are not exact in JSON's doubles
 #define MAX_PATH 160
 
 static const char* const top_keys[] = {"task", "mode", "duration", "envs",       "seeds",
                                        "grid", "set",  "video",    "description"};
-static const char* const physics_keys[] = {"solver", "dt", "substeps", "iterations", "relinearize"};
+static const char* const physics_keys[] = {"solver",     "dt",          "substeps",
+                                           "iterations", "relinearize", "persist_tol"};
 #define NTOP ((int)(sizeof(top_keys) / sizeof(top_keys[0])))
 #define NPHYSICS ((int)(sizeof(physics_keys) / sizeof(physics_keys[0])))
 
@@ -233,7 +235,7 @@ static const tf_param_spec* find_spec(const tf_task_info* task, const char* key)
   return NULL;
 }
 
-// "solver, dt, substeps, iterations, relinearize, <every listed task's parameters>"
+// "solver, dt, substeps, iterations, relinearize, persist_tol, <every listed task's parameters>"
 static void valid_keys(const tf_sweep_plan* plan, char* out, size_t n) {
   size_t at = 0;
   out[0] = 0;
@@ -334,6 +336,17 @@ static int parse_value(const tf_sweep_plan* plan, tf_sweep_key* key, int at, con
       number_text(x, buf, sizeof(buf));
       break;
     }
+    case TF_SWEEP_PERSIST_TOL:
+      if (!cJSON_IsNumber(v)) return config_fail(err, errlen, "%s: must be a number (m)", path);
+      if (!isfinite(x))
+        return config_fail(err, errlen, "%s: number out of range (overflows a double)", path);
+      if (!(x >= 0) || x > MAX_PERSIST_TOL) {
+        return config_fail(err, errlen, "%s: must be in [0, %g] m (got %g)", path, MAX_PERSIST_TOL,
+                           x);
+      }
+      key->number[at] = x;
+      number_text(x, buf, sizeof(buf));
+      break;
     case TF_SWEEP_PARAM: {
       if (param_text(v, path, &key->text[at], err, errlen)) return -1;
       // the value against every task that has the key, with the task's own checks
@@ -764,6 +777,9 @@ void tf_sweep_run_options(const tf_sweep_plan* plan, int i, tf_run_options* o) {
       case TF_SWEEP_RELINEARIZE:
         o->physics.relinearize = (int)key->number[c];
         break;
+      case TF_SWEEP_PERSIST_TOL:
+        o->physics.persist_tol = key->number[c];
+        break;
       case TF_SWEEP_PARAM:
         // expand() checked the count against TF_TASK_MAX_SET
         if (o->nset < TF_TASK_MAX_SET) {
@@ -804,10 +820,13 @@ char* tf_sweep_run_command(const tf_sweep_plan* plan, int i) {
   shell_word(f, plan->task[r->task]->name);
   if (plan->mode != TF_MODE_RIG) fputs(" --mode robot", f);
   // the physics flags in a fixed order, whatever order the grid lists them in
-  for (int kind = TF_SWEEP_SOLVER; kind <= TF_SWEEP_RELINEARIZE; kind++) {
+  for (int kind = TF_SWEEP_SOLVER; kind <= TF_SWEEP_PERSIST_TOL; kind++) {
     for (int k = 0; k < plan->nkey; k++) {
       if ((int)plan->key[k].kind != kind || r->choice[k] < 0) continue;
-      fprintf(f, " --%s ", plan->key[k].name);
+      // the flag is the key with dashes (persist_tol: --persist-tol)
+      fputs(" --", f);
+      for (const char* c = plan->key[k].name; *c; c++) fputc(*c == '_' ? '-' : *c, f);
+      fputc(' ', f);
       shell_word(f, plan->key[k].text[r->choice[k]]);
     }
   }

@@ -50,6 +50,7 @@ typedef enum tf_sweep_key_kind {
   TF_SWEEP_SUBSTEPS,
   TF_SWEEP_ITERATIONS,
   TF_SWEEP_RELINEARIZE,
+  TF_SWEEP_PERSIST_TOL,
   TF_SWEEP_PARAM,  // a task parameter, passed as key=value
 } tf_sweep_key_kind;
 

@@ -46,6 +46,7 @@ tf_option tf_option_default(void) {
   opt.min_margin = 1e-4;
   opt.max_pair_contacts = 128;
   opt.nconmax = 128;
+  opt.persist_tol = 1e-9;
   return opt;
 }
 
@@ -59,6 +60,7 @@ tf_solver_settings tf_solver_settings_default(void) {
   s.inner_iterations = 30;
   s.relinearize = 0;
   s.relinearize_tol = 1e-6;
+  s.overlap_checks = 3;
   return s;
 }
 

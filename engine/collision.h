@@ -86,11 +86,21 @@ int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
 // what one tf_collide_n_stats call did: candidates before reduction, and the seconds spent
 // reducing them (the rest of the call is the search; 0 with the timers compiled out)
 typedef struct tf_collide_stats {
+  // in: nwarm world points where the pair touched last step, which a pair searched by
+  // descent (SDF x SDF) also starts from (NULL / 0: none)
+  const double* warm;
+  int nwarm;
+  // out:
   int candidates;
   double reduce_s;
+  // a lower bound of the gap between the pair's sampled surfaces (the least value or bound
+  // the search took or skipped a sample by; -INFINITY where the pair gives none): while the
+  // parts move by less than clear - margin relative to each other, a search finds nothing
+  double clear;
 } tf_collide_stats;
 
-// tf_collide_n, reporting its candidates and reduction time into *stats (not NULL)
+// tf_collide_n, reporting its candidates and reduction time into *stats (not NULL; its warm
+// starts are read)
 int tf_collide_n_stats(const tf_shape* a, const tf_shape* b, double margin, int cap,
                        tf_contact_point* out, tf_collide_stats* stats);
 

@@ -19,14 +19,15 @@
 #include <string.h>
 
 #include "collision.h"
+#include "collision_persist.h"
+#include "collision_sdf.h"
 #include "collision_stage.h"
 #include "engine_math.h"
 #include "model_internal.h"
 #include "sdf.h"
 #include "stage_timer.h"
 
-// a body is static when it and all its ancestors have no dofs
-static int body_is_static(const tf_model* m, int b) {
+int tf_body_is_static(const tf_model* m, int b) {
   for (; b > 0; b = m->body_parentid[b]) {
     if (m->body_dofnum[b] > 0) return 0;
   }
@@ -53,7 +54,7 @@ int tf_collision_filter(const tf_model* m, int g1, int g2) {
   int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
   if (b1 == b2) return 0;
   if (pair_included(m, g1, g2)) return 1;
-  if (body_is_static(m, b1) && body_is_static(m, b2)) return 0;
+  if (tf_body_is_static(m, b1) && tf_body_is_static(m, b2)) return 0;
   if ((m->body_parentid[b1] == b2 && b2 != 0) || (m->body_parentid[b2] == b1 && b1 != 0)) return 0;
   if (pair_excluded(m, b1, b2)) return 0;
   unsigned t1 = m->geom_contype[g1], a1 = m->geom_conaffinity[g1];
@@ -220,6 +221,12 @@ static int add_contact(const tf_model* m, tf_data* d, int g1, int g2, const doub
   return 0;
 }
 
+// world position of a point given in body b's frame
+static void from_body(const tf_data* d, int b, const double local[3], double world[3]) {
+  tf_mat3_mul_vec(world, d->xmat + 9 * b, local);
+  tf_vec3_add(world, world, d->xpos + 3 * b);
+}
+
 // contact points of a geom pair found at an advanced pose (time t) within margin of
 // touching: each point's two body-fixed surface points are carried back to the current pose
 static void add_toi_contacts(const tf_model* m, tf_data* d, int g1, int g2, const tf_shape* s1,
@@ -332,12 +339,37 @@ static void collide_pair_rows(const tf_model* m, tf_data* d, const double* cvel,
   double reach = geom_reach(m, &m1, g1, h) + geom_reach(m, &m2, g2, h);
   double margin = always + reach;
   tf_contact_point pts[TF_COLLIDE_MAX];
-  tf_collide_stats stats;
+  // the pair's memory of its last search while it holds (collision_persist.c), else a search
+  int slot = tf_persist_slot(m, g1, g2), candidates = 0;
   double t0 = tf_stage_start();
-  int n = tf_collide_n_stats(&s1, &s2, margin, m->opt.max_pair_contacts, pts, &stats);
-  d->timer[TF_TIMER_SEARCH] += tf_stage_since(t0) - stats.reduce_s;
-  d->timer[TF_TIMER_REDUCE] += stats.reduce_s;
-  int candidates = stats.candidates;
+  int n = slot >= 0 ? tf_persist_recall(m, d, slot, &s1, &s2, margin, pts, &candidates) : -1;
+  if (n >= 0) {
+    d->npair_recalled++;
+    tf_stage_add(d, TF_TIMER_PERSIST, t0);
+  } else {
+    // the pair's contacts of the last step, where they are now: warm starts for a descent
+    double warm[3 * TF_COLLIDE_MAX];
+    tf_collide_stats stats = {.warm = warm, .nwarm = 0};
+    for (int j = 0; j < d->ncon_prev && stats.nwarm < TF_COLLIDE_MAX; j++) {
+      const tf_contact* c = d->contact_prev + j;
+      if (c->geom[0] != g1 || c->geom[1] != g2) continue;
+      double p1[3], p2[3];
+      from_body(d, m->geom_bodyid[g1], c->local[0], p1);
+      from_body(d, m->geom_bodyid[g2], c->local[1], p2);
+      for (int k = 0; k < 3; k++) warm[3 * stats.nwarm + k] = 0.5 * (p1[k] + p2[k]);
+      stats.nwarm++;
+    }
+    n = tf_collide_n_stats(&s1, &s2, margin, m->opt.max_pair_contacts, pts, &stats);
+    d->timer[TF_TIMER_SEARCH] += tf_stage_since(t0) - stats.reduce_s;
+    d->timer[TF_TIMER_REDUCE] += stats.reduce_s;
+    candidates = stats.candidates;
+    if (slot >= 0) {
+      d->npair_searched++;
+      double t1 = tf_stage_start();
+      tf_persist_store(m, d, slot, &s1, &s2, margin, pts, n, &stats);
+      tf_stage_add(d, TF_TIMER_PERSIST, t1);
+    }
+  }
   d->ncon_candidates += candidates;
   d->ncon_dropped += candidates - n;
   int speculative = 0, touching = 0;
@@ -412,14 +444,105 @@ static void collide_pair_rows(const tf_model* m, tf_data* d, const double* cvel,
   if (t <= h) add_toi_contacts(m, d, g1, g2, &s1, &s2, &m1, &m2, t, m->opt.min_margin + 1e-9);
 }
 
-// collide_pair_rows, timed: what its search and reduction did not take is the speculative part
+// collide_pair_rows, timed: what its search, reduction and memory did not take is the
+// speculative part
 static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int g1, int g2,
                          double h) {
   double t0 = tf_stage_start();
-  double before = d->timer[TF_TIMER_SEARCH] + d->timer[TF_TIMER_REDUCE];
+  double before =
+      d->timer[TF_TIMER_SEARCH] + d->timer[TF_TIMER_REDUCE] + d->timer[TF_TIMER_PERSIST];
   collide_pair_rows(m, d, cvel, g1, g2, h);
-  double after = d->timer[TF_TIMER_SEARCH] + d->timer[TF_TIMER_REDUCE];
+  double after = d->timer[TF_TIMER_SEARCH] + d->timer[TF_TIMER_REDUCE] + d->timer[TF_TIMER_PERSIST];
   d->timer[TF_TIMER_SPECULATIVE] += tf_stage_since(t0) - (after - before);
+}
+
+// the rows of a pair the overlap checks start from, and their starts with the midpoints
+#define ITERATE_ROWS 16
+#define ITERATE_STARTS (ITERATE_ROWS + ITERATE_ROWS * (ITERATE_ROWS - 1) / 2)
+// two rows' normals this close to parallel (within 2.6 deg) make no corner between them
+#define CORNER_COS 0.999
+
+int tf_collision_descent_contacts(const tf_model* m, const tf_data* d) {
+  for (int i = 0; i < d->ncon; i++) {
+    const tf_contact* c = d->contact + i;
+    if (m->geom_type[c->geom[0]] == TF_GEOM_SDF && m->geom_type[c->geom[1]] == TF_GEOM_SDF)
+      return 1;
+  }
+  return 0;
+}
+
+int tf_collision_at_iterate(const tf_model* m, tf_data* d, const double* v, double h, double tol) {
+  double t0 = tf_stage_start();
+  int ncon0 = d->ncon, added = 0;
+  size_t mark = tf_arena_mark(d);
+  double* cvel = tf_arena_doubles(d, 6 * (size_t)m->nbody);
+  body_velocities(m, d, v, cvel);
+  for (int i = 0; i < ncon0; i++) {
+    int g1 = d->contact[i].geom[0], g2 = d->contact[i].geom[1];
+    if (m->geom_type[g1] != TF_GEOM_SDF || m->geom_type[g2] != TF_GEOM_SDF) continue;
+    int first = 1;  // each pair once, at its first contact
+    for (int j = 0; j < i && first; j++) {
+      first = d->contact[j].geom[0] != g1 || d->contact[j].geom[1] != g2;
+    }
+    if (!first) continue;
+    // a pair that moved by more than a quarter of its repeated features' spacing this step
+    // (a gear turning half a tooth at 10 ms) could overlap a copy other than the one its rows
+    // hold, and pushing that apart completes a skipped tooth: such a pair is not checked
+    double spacing =
+        fmax(m->sdf_feature_size[m->geom_sdfid[g1]], m->sdf_feature_size[m->geom_sdfid[g2]]);
+    tf_shape_motion m1, m2;
+    geom_motion(m, d, cvel, g1, &m1);
+    geom_motion(m, d, cvel, g2, &m2);
+    double moved = geom_reach(m, &m1, g1, h) + geom_reach(m, &m2, g2, h);
+    if (spacing > 0 && moved > 0.25 * spacing) continue;
+    // the pair's rows, each at the midpoint of its two material points where the
+    // configuration puts them, and the midpoints between every two of them whose normals
+    // differ (the first ITERATE_ROWS): their half-spaces meet at a corner there, which may lie
+    // inside the true surface (a bore on its shaft overlaps between two rows of its ring);
+    // rows with one normal (a flank's, a face's) make no corner between them
+    double starts[3 * ITERATE_STARTS], normals[3 * ITERATE_ROWS];
+    int n = 0;
+    for (int j = i; j < ncon0 && n < ITERATE_ROWS; j++) {
+      const tf_contact* c = d->contact + j;
+      if (c->geom[0] != g1 || c->geom[1] != g2) continue;
+      double p1[3], p2[3];
+      from_body(d, m->geom_bodyid[g1], c->local[0], p1);
+      from_body(d, m->geom_bodyid[g2], c->local[1], p2);
+      for (int k = 0; k < 3; k++) starts[3 * n + k] = 0.5 * (p1[k] + p2[k]);
+      tf_vec3_copy(normals + 3 * n, c->frame);
+      n++;
+    }
+    int nrow = n;
+    for (int a = 0; a < nrow; a++) {
+      for (int b = a + 1; b < nrow; b++) {
+        if (fabs(tf_vec3_dot(normals + 3 * a, normals + 3 * b)) > CORNER_COS) continue;
+        for (int k = 0; k < 3; k++)
+          starts[3 * n + k] = 0.5 * (starts[3 * a + k] + starts[3 * b + k]);
+        n++;
+      }
+    }
+    tf_shape s1, s2;
+    tf_geom_shape(m, d, g1, &s1);
+    tf_geom_shape(m, d, g2, &s2);
+    tf_contact_point pts[TF_COLLIDE_MAX];
+    // the rows descend (a tooth pair turns on); the corners are measured where they are
+    int found = tf_sdf_descend_from(&s1, &s2, starts, n, nrow, -tol, pts, TF_COLLIDE_MAX);
+    for (int k = 0; k < found; k++) {
+      double p1[3], p2[3];
+      for (int r = 0; r < 3; r++) {
+        p1[r] = pts[k].pos[r] - 0.5 * pts[k].dist * pts[k].normal[r];
+        p2[r] = pts[k].pos[r] + 0.5 * pts[k].dist * pts[k].normal[r];
+      }
+      if (add_contact(m, d, g1, g2, p1, p2, pts[k].normal, 0)) break;
+      added++;
+    }
+  }
+  tf_arena_release(d, mark);
+  // a search of the collision stage's, outside its own call
+  double spent = tf_stage_since(t0);
+  d->timer[TF_TIMER_COLLISION] += spent;
+  d->timer[TF_TIMER_SEARCH] += spent;
+  return added;
 }
 
 // warm start: impulses of the previous step's contacts at the same body-fixed points
@@ -475,6 +598,7 @@ void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, doub
   d->ncon_wanted = 0;
   d->ncon_candidates = 0;
   d->ncon_dropped = 0;
+  d->npair_searched = d->npair_recalled = 0;
   int ng = m->ngeom;
   if (ng < 2) {
     finish_timers(d, t0, parts0);

@@ -213,6 +213,9 @@ typedef struct sampler {
   struct triangle_batch* batch;   // triangles prepared, not yet searched
   int red_same;                   // its frame is the field's geom frame; else:
   double red_rot[9], red_off[3];  // the field's geom frame -> the reducer's frame
+  // a lower bound of phi over x's sampled surface (the least of the bounds the passes took
+  // or skipped by; -INFINITY: none): tf_collide_stats.clear
+  double* clear;
 } sampler;
 
 // frame b (rotation Rb, origin tb) seen from frame a: rot = Ra^T Rb, off = Ra^T (tb - ta)
@@ -386,6 +389,7 @@ static void sample_vertices(const sampler* s) {
       // two-way: written after the triangle pass has marked the steep ones
       if (!s->two_way || i >= TF_SDF_VERT_CACHE) emit(s, p, phi, g);
     }
+    if (phi < *s->clear) *s->clear = phi;
     if (i < TF_SDF_VERT_CACHE) {
       double gx[3] = {0, 0, 0};
       if (evaluated) matvec_t(gx, s->rot, g);
@@ -554,6 +558,19 @@ static double model_min(double out[2], const double h[3], const double b[2], con
     if (-mv > best) best = -mv, out[0] = ep[e][0] + tau * d0, out[1] = ep[e][1] + tau * d1;
   }
   return best;
+}
+
+// the distance between a triangle's box and the field's (both in the field frame): a lower
+// bound of phi over the triangle
+static double box_distance(const field* f, const double P[3][3]) {
+  double s = 0;
+  for (int k = 0; k < 3; k++) {
+    double lo = P[0][k] < P[1][k] ? P[0][k] : P[1][k], hi = P[0][k] > P[1][k] ? P[0][k] : P[1][k];
+    lo = P[2][k] < lo ? P[2][k] : lo, hi = P[2][k] > hi ? P[2][k] : hi;
+    double e = lo > f->hi[k] ? lo - f->hi[k] : (hi < f->lo[k] ? f->lo[k] - hi : 0);
+    s += e * e;
+  }
+  return sqrt(s);
 }
 
 // whether a triangle (field frame) lies farther than margin from the field's box along an axis
@@ -1014,10 +1031,20 @@ static int triangle_prepare(const sampler* s, int i0, int i1, int i2, triangle_j
     len2[e] = dot3(ed[e], ed[e]);
     if (len2[e] > L2) L2 = len2[e];
   }
-  if (!(L2 > 0)) return 0;
   double vmax = val[0] > val[1] ? val[0] : val[1], vmin = val[0] < val[1] ? val[0] : val[1];
   if (val[2] > vmax) vmax = val[2];
   if (val[2] < vmin) vmin = val[2];
+  // every point of the triangle lies within L of each vertex and within L / sqrt(3) of one
+  // (phi is 1-Lipschitz): the triangle's share of the sampler's lower bound, or where that
+  // would lower it (a block's long faces), the distance of the triangle's box to the field's
+  double below = L2 > 0 ? fmax(vmax - sqrt(L2), vmin - sqrt(L2 * (1.0 / 3))) : vmin;
+  if (below < *s->clear) {
+    double Q[3][3];
+    for (int j = 0; j < 3; j++) cached_position(Q[j], s, idx[j]);
+    below = fmax(below, box_distance(s->f, (const double(*)[3])Q));
+    if (below < *s->clear) *s->clear = below;
+  }
+  if (!(L2 > 0)) return 0;
   if (vmax > s->margin && (vmax - s->margin) * (vmax - s->margin) > L2) return 0;
   // (squared: the root below is off the path of this branch)
   if (vmin > s->margin && (vmin - s->margin) * (vmin - s->margin) > L2 * (1.0 / 3)) return 0;
@@ -1126,9 +1153,15 @@ static void sample_triangle(const sampler* s, int i0, int i1, int i2) {
   if (triangle_prepare(s, i0, i1, i2, b->job + b->n) && ++b->n == TRI_BATCH) finish_triangles(s);
 }
 
-// whether x's bounding sphere comes within margin of the field's box
+// whether x's bounding sphere comes within margin of the field's box (when it does not, the
+// box's distance less the radius bounds phi over x)
 static int sampled_near(const sampler* s, double rbound) {
-  return box_gap(s->f, s->off) <= rbound + s->margin;
+  double gap = box_gap(s->f, s->off) - rbound;
+  if (gap > s->margin) {
+    *s->clear = gap;
+    return 0;
+  }
+  return 1;
 }
 
 // x's surface samples against field f: x's own mesh (meshes, an SDF's surface mesh), its faces
@@ -1195,20 +1228,29 @@ static void sample_passes(sampler* s, const tf_shape* x, int two_way) {
   for (int t = 0; t < nface; t++)
     sample_triangle(s, faces[3 * t], faces[3 * t + 1], faces[3 * t + 2]);
   finish_triangles(s);
-  if (s->curved) refine_vertex_minima(s);
+  if (s->curved) {
+    refine_vertex_minima(s);
+    // the true surface lies outside its tessellation: the bound is the tessellation's
+    *s->clear = -INFINITY;
+  }
   flush(s);
 }
 
-static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape* x, double margin,
-                         double sign, int two_way) {
+// x's surface in f's field into red; returns a lower bound of phi over x's sampled surface
+// (-INFINITY where there is none)
+static double sample_shape(tf_contact_reducer* red, const field* f, const tf_shape* x,
+                           double margin, double sign, int two_way) {
   vertex_cache cache;
   pending_points pending;
   triangle_batch batch;
   sampler s;
+  double clear = INFINITY;
   sampler_init(&s, f, x, margin, sign, &cache, &pending, red);
+  s.clear = &clear;
   batch.n = 0;  // (the batch's type is defined after the sampler's)
   s.batch = &batch;
   sample_passes(&s, x, two_way);
+  return clear;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1218,8 +1260,9 @@ static void sample_shape(tf_contact_reducer* red, const field* f, const tf_shape
 // every copy (every turn of a thread) keeps rows of its own; 0 without one
 static double slab_width(const tf_sdf_view* v) { return 0.5 * v->feature_size; }
 
-// the reducer's points into out, the candidate count and the reduction's time into *stats
-static int finish(tf_contact_point* out, const tf_contact_reducer* red, int cap,
+// the reducer's points into out, the candidate count, the reduction's time and the lower
+// bound of the gap over the sampled surfaces (clear: -INFINITY where none) into *stats
+static int finish(tf_contact_point* out, const tf_contact_reducer* red, int cap, double clear,
                   tf_collide_stats* stats) {
   assert(cap >= 1 && cap <= TF_COLLIDE_MAX);
   double t0 = tf_stage_start();
@@ -1227,6 +1270,7 @@ static int finish(tf_contact_point* out, const tf_contact_reducer* red, int cap,
   if (stats) {
     stats->candidates = red->ncandidate;
     stats->reduce_s += red->time_s + tf_stage_since(t0);
+    stats->clear = clear;
   }
   return n;
 }
@@ -1239,15 +1283,16 @@ static int two_way_pair(const tf_shape* a, const tf_shape* b) {
 }
 
 // a's surface in b's field and b's surface in a's, into one reducer with bins fixed in b's
-// frame; a first, then b, so the candidates' order (and the reduction) is fixed
-static void sample_two_way(tf_contact_reducer* red, const tf_shape* a, const tf_shape* b,
-                           double margin) {
+// frame; a first, then b, so the candidates' order (and the reduction) is fixed. Returns the
+// lower bound of phi over both surfaces
+static double sample_two_way(tf_contact_reducer* red, const tf_shape* a, const tf_shape* b,
+                             double margin) {
   field fa, fb;
   tf_reduce_init_local(red, b->mat, b->pos, fmax(slab_width(&a->sdf), slab_width(&b->sdf)));
   field_init(&fb, b, FIELD_SDF);
-  sample_shape(red, &fb, a, margin, -1, 1);
+  double clear = sample_shape(red, &fb, a, margin, -1, 1);
   field_init(&fa, a, FIELD_SDF);
-  sample_shape(red, &fa, b, margin, 1, 1);
+  return fmin(clear, sample_shape(red, &fa, b, margin, 1, 1));
 }
 
 int tf_collide_primitive_mesh(const tf_shape* a, const tf_shape* mesh, double margin, int cap,
@@ -1256,44 +1301,46 @@ int tf_collide_primitive_mesh(const tf_shape* a, const tf_shape* mesh, double ma
   field f;
   field_init(&f, a, FIELD_PRIMITIVE);
   tf_reduce_init_local(&red, a->mat, a->pos, 0);
-  sample_shape(&red, &f, mesh, margin, 1, 0);
-  return finish(out, &red, cap, stats);
+  double clear = sample_shape(&red, &f, mesh, margin, 1, 0);
+  return finish(out, &red, cap, clear, stats);
 }
 
 int tf_collide_hull_mesh(const tf_shape* hull, const tf_shape* mesh, double margin, int cap,
                          tf_contact_point* out, tf_collide_stats* stats) {
   tf_contact_reducer red;
   field f;
+  double clear;
   if (sdf_present(&mesh->sdf)) {
     field_init(&f, mesh, FIELD_SDF);
     tf_reduce_init_local(&red, mesh->mat, mesh->pos, slab_width(&mesh->sdf));
-    sample_shape(&red, &f, hull, margin, -1, 0);
+    clear = sample_shape(&red, &f, hull, margin, -1, 0);
   } else {
     field_init(&f, hull, FIELD_HULL);
     tf_reduce_init_local(&red, hull->mat, hull->pos, 0);
-    sample_shape(&red, &f, mesh, margin, 1, 0);
+    clear = sample_shape(&red, &f, mesh, margin, 1, 0);
   }
-  return finish(out, &red, cap, stats);
+  return finish(out, &red, cap, clear, stats);
 }
 
 int tf_collide_mesh_mesh(const tf_shape* a, const tf_shape* b, double margin, int cap,
                          tf_contact_point* out, tf_collide_stats* stats) {
   tf_contact_reducer red;
   field f;
+  double clear = INFINITY;  // nothing measured, nothing ever found
   if (two_way_pair(a, b)) {
-    sample_two_way(&red, a, b, margin);
+    clear = sample_two_way(&red, a, b, margin);
   } else if (sdf_present(&b->sdf)) {
     field_init(&f, b, FIELD_SDF);
     tf_reduce_init_local(&red, b->mat, b->pos, slab_width(&b->sdf));
-    sample_shape(&red, &f, a, margin, -1, 0);
+    clear = sample_shape(&red, &f, a, margin, -1, 0);
   } else if (sdf_present(&a->sdf)) {
     field_init(&f, a, FIELD_SDF);
     tf_reduce_init_local(&red, a->mat, a->pos, slab_width(&a->sdf));
-    sample_shape(&red, &f, b, margin, 1, 0);
+    clear = sample_shape(&red, &f, b, margin, 1, 0);
   } else {
     tf_reduce_init(&red, NULL, 0);  // neither carries a baked SDF: nothing to measure
   }
-  return finish(out, &red, cap, stats);
+  return finish(out, &red, cap, clear, stats);
 }
 
 int tf_collide_plane_sdf(const tf_shape* plane, const tf_shape* sdf, double margin, int cap,
@@ -1301,17 +1348,20 @@ int tf_collide_plane_sdf(const tf_shape* plane, const tf_shape* sdf, double marg
   tf_contact_reducer red;
   field fp, fs;
   field_init(&fp, plane, FIELD_PRIMITIVE);
+  double clear = INFINITY;  // nothing to measure
   if (sdf->mesh.nvert > 0) {
     tf_reduce_init_local(&red, plane->mat, plane->pos, slab_width(&sdf->sdf));
-    sample_shape(&red, &fp, sdf, margin, 1, 0);
+    clear = sample_shape(&red, &fp, sdf, margin, 1, 0);
   } else if (sdf_present(&sdf->sdf)) {
     tf_reduce_init(&red, plane->mat, slab_width(&sdf->sdf));  // the descent's points are world
     field_init(&fs, sdf, FIELD_SDF);
-    tf_sdf_descend_fields(&red, &fp, &fs, margin, sdf->sdf.feature_size);
+    tf_sdf_descend_fields(&red, &fp, &fs, margin, sdf->sdf.feature_size, stats ? stats->warm : NULL,
+                          stats ? stats->nwarm : 0);
+    clear = -INFINITY;  // a descent bounds nothing
   } else {
-    tf_reduce_init(&red, NULL, 0);  // nothing to measure
+    tf_reduce_init(&red, NULL, 0);
   }
-  return finish(out, &red, cap, stats);
+  return finish(out, &red, cap, clear, stats);
 }
 
 int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, int cap,
@@ -1319,7 +1369,7 @@ int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, 
   tf_contact_reducer red;
   field f;
   if (!sdf_present(&sdf->sdf)) {
-    if (stats) stats->candidates = 0;
+    if (stats) stats->candidates = 0, stats->clear = INFINITY;  // nothing ever found
     return 0;
   }
   if (a->type == TF_GEOM_SPHERE && sdf->sdf.error_bound == 0) {
@@ -1341,16 +1391,16 @@ int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, 
   }
   field_init(&f, sdf, FIELD_SDF);
   tf_reduce_init_local(&red, sdf->mat, sdf->pos, slab_width(&sdf->sdf));
-  sample_shape(&red, &f, a, margin, -1, 0);
-  return finish(out, &red, cap, stats);
+  double clear = sample_shape(&red, &f, a, margin, -1, 0);
+  return finish(out, &red, cap, clear, stats);
 }
 
 int tf_collide_mesh_sdf(const tf_shape* mesh, const tf_shape* sdf, double margin, int cap,
                         tf_contact_point* out, tf_collide_stats* stats) {
   if (!two_way_pair(mesh, sdf)) return tf_collide_shape_sdf(mesh, sdf, margin, cap, out, stats);
   tf_contact_reducer red;
-  sample_two_way(&red, mesh, sdf, margin);
-  return finish(out, &red, cap, stats);
+  double clear = sample_two_way(&red, mesh, sdf, margin);
+  return finish(out, &red, cap, clear, stats);
 }
 
 int tf_collide_sdf_sdf(const tf_shape* a, const tf_shape* b, double margin, int cap,
@@ -1362,7 +1412,8 @@ int tf_collide_sdf_sdf(const tf_shape* a, const tf_shape* b, double margin, int 
   if (sdf_present(&a->sdf) && sdf_present(&b->sdf)) {
     field_init(&fa, a, FIELD_SDF);
     field_init(&fb, b, FIELD_SDF);
-    tf_sdf_descend_fields(&red, &fa, &fb, margin, fmax(a->sdf.feature_size, b->sdf.feature_size));
+    tf_sdf_descend_fields(&red, &fa, &fb, margin, fmax(a->sdf.feature_size, b->sdf.feature_size),
+                          stats ? stats->warm : NULL, stats ? stats->nwarm : 0);
   }
-  return finish(out, &red, cap, stats);
+  return finish(out, &red, cap, -INFINITY, stats);  // a descent bounds nothing
 }

@@ -46,5 +46,11 @@ int tf_collide_mesh_sdf(const tf_shape* mesh, const tf_shape* sdf, double margin
 // two SDFs: multi-start descent on phi1 + phi2 + |max(phi1, phi2)| over the overlap box
 int tf_collide_sdf_sdf(const tf_shape* a, const tf_shape* b, double margin, int cap,
                        tf_contact_point* out, tf_collide_stats* stats);
+// the same descent from the given starts (nstart world points) instead of a lattice: each
+// start's point on the surfaces' midsurface (one balancing step) and, for the first ndescend,
+// the minimiser its descent ends at; those whose gap is under below, each once, into out (at
+// most cap); returns their count (0 when either shape carries no SDF)
+int tf_sdf_descend_from(const tf_shape* a, const tf_shape* b, const double* starts, int nstart,
+                        int ndescend, double below, tf_contact_point* out, int cap);
 
 #endif  // TF_COLLISION_SDF_H

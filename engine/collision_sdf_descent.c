@@ -156,11 +156,12 @@ static void try_start(tf_contact_reducer* red, found_set* fs, const field* f1, c
   red->time_s += tf_stage_since(t0);
 }
 
-// multi-start descent over the overlap of the two boxes; candidates into red. spacing: the
-// fields' repeated features' spacing (0: none), whose copies each get starts of their own
-void tf_sdf_descend_fields(tf_contact_reducer* red, const field* f1, const field* f2, double margin,
-                           double spacing) {
-  double lo[3], hi[3], lo2[3], hi2[3], e[3];
+// the lattice of starts over the overlap of the two fields' boxes grown by margin: its box
+// (lo, hi), points per axis n, cell sides step, their diagonal *diag and shortest side (the
+// descents' length scale) returned; -1 when the boxes are apart or both unbounded
+static double lattice(const field* f1, const field* f2, double margin, double lo[3], double hi[3],
+                      int n[3], double step[3], double* diag) {
+  double lo2[3], hi2[3], e[3];
   field_world_box(lo, hi, f1);
   field_world_box(lo2, hi2, f2);
   double volume = 1;
@@ -168,12 +169,11 @@ void tf_sdf_descend_fields(tf_contact_reducer* red, const field* f1, const field
     lo[k] = fmax(lo[k], lo2[k]) - margin;
     hi[k] = fmin(hi[k], hi2[k]) + margin;
     e[k] = hi[k] - lo[k];
-    if (!(e[k] >= 0) || !isfinite(e[k])) return;  // apart, or both unbounded
+    if (!(e[k] >= 0) || !isfinite(e[k])) return -1;
     volume *= fmax(e[k], 1e-9);
   }
-  // a lattice of about cubic cells, at most TF_SDF_MAX_STARTS points
+  // about cubic cells, at most TF_SDF_MAX_STARTS points
   double cell = cbrt(volume / TF_SDF_MAX_STARTS);
-  int n[3];
   for (int k = 0; k < 3; k++) {
     double want = floor(e[k] / cell + 0.5);
     n[k] = want < 1 ? 1 : (want > TF_SDF_MAX_STARTS ? TF_SDF_MAX_STARTS : (int)want);
@@ -184,14 +184,24 @@ void tf_sdf_descend_fields(tf_contact_reducer* red, const field* f1, const field
     if (n[2] > n[k]) k = 2;
     n[k]--;
   }
-  double step[3], diag = 0, cmin = INFINITY;
+  double d2 = 0, cmin = INFINITY;
   for (int k = 0; k < 3; k++) {
     step[k] = e[k] / n[k];
-    diag += step[k] * step[k];
+    d2 += step[k] * step[k];
     if (step[k] > 0) cmin = fmin(cmin, step[k]);
   }
-  diag = sqrt(diag);
-  if (!isfinite(cmin)) cmin = fmax(margin, 1e-9);
+  *diag = sqrt(d2);
+  return isfinite(cmin) ? cmin : fmax(margin, 1e-9);
+}
+
+// multi-start descent over the overlap of the two boxes; candidates into red. spacing: the
+// fields' repeated features' spacing (0: none), whose copies each get starts of their own
+void tf_sdf_descend_fields(tf_contact_reducer* red, const field* f1, const field* f2, double margin,
+                           double spacing, const double* warm, int nwarm) {
+  double lo[3], hi[3], step[3], diag;
+  int n[3];
+  double cmin = lattice(f1, f2, margin, lo, hi, n, step, &diag);
+  if (cmin < 0) return;  // apart, or both unbounded
   found_set fs;
   fs.n = 0;
   for (int i = 0; i < n[0]; i++) {
@@ -203,11 +213,21 @@ void tf_sdf_descend_fields(tf_contact_reducer* red, const field* f1, const field
       }
     }
   }
-  // repeated features (a thread's turns): the lattice is far coarser than their spacing and
-  // meets only some of the copies. The next copy of a contact lies about one spacing away
-  // across the surfaces (a thread's next flank is a pitch up the axis, pitch cos(flank
-  // angle) along its normal), so every minimiser found seeds a start one spacing either way
-  // along its normal, and those found in turn seed theirs, until no new copy turns up
+  // the pair's last contacts: a lattice cell is about a gear's tooth pitch, and which tooth
+  // pair a start descends to changes as the gears turn, so a pair of teeth in contact was
+  // lost for eight steps at 1 ms (and sank 120 um into each other) until some start found it
+  // again; from where it touched last step, its descent finds it again
+  for (int i = 0; i < nwarm; i++) {
+    double x[3];
+    copy3(x, warm + 3 * i);
+    try_start(red, &fs, f1, f2, x, margin, 0.5 * diag, cmin, 0.25 * cmin, GD_ITERS);
+  }
+  // repeated features (a thread's turns, a gear's teeth): the lattice meets only some of the
+  // copies. The next copy of a contact lies about one spacing away across the surfaces (a
+  // thread's next flank is a pitch up the axis, pitch cos(flank angle) along its normal; the
+  // next pair of teeth in mesh a base pitch along the line of action), so every minimiser
+  // found seeds a start one spacing either way along its normal, and those found in turn seed
+  // theirs, until no new copy turns up
   if (!(spacing > 0) || !(spacing < cmin)) return;
   int budget = MAX_SEEDS;
   for (int m = 0; m < fs.n && budget > 0; m++) {
@@ -223,4 +243,66 @@ void tf_sdf_descend_fields(tf_contact_reducer* red, const field* f1, const field
       try_start(red, &fs, f1, f2, x, margin, spacing, spacing, 0.25 * spacing, SEED_ITERS);
     }
   }
+}
+
+// the point x between the surfaces (fields v) as a contact into *out when its gap is under
+// below and no point found already lies within a quarter cell with its normal; returns 1
+// when it was written
+static int keep_below(found_set* fs, const double x[3], const pair_value* v, double below,
+                      double cell, tf_contact_point* out) {
+  double d[3];
+  sub3(d, v->g1, v->g2);
+  double dist = v->phi1 + v->phi2;
+  if (!(norm3(d) >= 1) || !(dist < below)) return 0;
+  tf_contact_point c;
+  memset(&c, 0, sizeof(c));
+  copy3(c.normal, d);
+  normalize3(c.normal);
+  for (int k = 0; k < 3; k++) c.pos[k] = x[k] + 0.5 * (v->phi2 - v->phi1) * c.normal[k];
+  c.dist = dist;
+  if (found_near(fs, c.pos, c.normal, 0.25 * cell) || fs->n == MAX_FOUND) return 0;
+  copy3(fs->at[fs->n], c.pos);
+  copy3(fs->at[fs->n] + 3, c.normal);
+  fs->n++;
+  *out = c;
+  return 1;
+}
+
+int tf_sdf_descend_from(const tf_shape* a, const tf_shape* b, const double* starts, int nstart,
+                        int ndescend, double below, tf_contact_point* out, int cap) {
+  if (!sdf_present(&a->sdf) || !sdf_present(&b->sdf)) return 0;
+  field f1, f2;
+  field_init(&f1, a, FIELD_SDF);
+  field_init(&f2, b, FIELD_SDF);
+  double lo[3], hi[3], step[3], diag;
+  int n[3];
+  // the lattice search's own length scale, so that these descents step as its do
+  double cell = lattice(&f1, &f2, 0, lo, hi, n, step, &diag);
+  if (cell < 0) return 0;
+  found_set fs;
+  fs.n = 0;
+  int count = 0;
+  for (int i = 0; i < nstart && count < cap; i++) {
+    double x[3];
+    copy3(x, starts + 3 * i);
+    pair_value v;
+    pair_eval(&v, &f1, &f2, x);
+    // the start moved onto the midsurface by the balancing step alone, then its descent: a
+    // ring (a bore on its shaft) is nearly level along its circle, and a descent from beside
+    // the deepest point stalls there, where the start's own point still measures its gap
+    double d[3];
+    sub3(d, v.g1, v.g2);
+    double ld = norm3(d);
+    if (ld >= 1) {
+      double y[3], s = (v.phi2 - v.phi1) / ld;
+      for (int k = 0; k < 3; k++) y[k] = x[k] + s * d[k] / ld;
+      pair_value w;
+      pair_eval(&w, &f1, &f2, y);
+      count += keep_below(&fs, y, &w, below, cell, out + count);
+      if (count >= cap) break;
+    }
+    if (i >= ndescend || !descend(x, &v, &f1, &f2, cell, GD_ITERS)) continue;
+    count += keep_below(&fs, x, &v, below, cell, out + count);
+  }
+  return count;
 }

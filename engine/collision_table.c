@@ -16,6 +16,7 @@
 // "many" function takes the cap and reports its candidate count.
 #include <assert.h>
 #include <stddef.h>
+#include <math.h>
 #include <string.h>
 
 #include "collision.h"
@@ -144,6 +145,7 @@ int tf_collide_n_stats(const tf_shape* a, const tf_shape* b, double margin, int 
   int n = 0;
   stats->candidates = 0;
   stats->reduce_s = 0;
+  stats->clear = -INFINITY;
   if (e->few || e->many) {
     if (a->type <= b->type) {
       n = run_entry(e, a, b, margin, cap, out, stats);
@@ -161,7 +163,7 @@ int tf_collide_n_stats(const tf_shape* a, const tf_shape* b, double margin, int 
 
 int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
                  tf_contact_point* out, int* candidates) {
-  tf_collide_stats stats;
+  tf_collide_stats stats = {.warm = NULL, .nwarm = 0};
   int n = tf_collide_n_stats(a, b, margin, cap, out, &stats);
   if (candidates) *candidates = stats.candidates;
   return n;

@@ -68,9 +68,11 @@ static int open_block(const tf_model* m, tf_data* d, int type, int dim, int id) 
   return blk;
 }
 
-static void add_contact_rows(const tf_model* m, tf_data* d, double* jac1, double* jac2, double h) {
+// rows of contacts c0 .. ncon - 1
+static void add_contact_rows(const tf_model* m, tf_data* d, int c0, double* jac1, double* jac2,
+                             double h) {
   int nv = m->nv;
-  for (int c = 0; c < d->ncon; c++) {
+  for (int c = c0; c < d->ncon; c++) {
     tf_contact* con = d->contact + c;
     int dim = con->condim;
     int blk = open_block(m, d, TF_EFC_CONTACT, dim, c);
@@ -189,14 +191,15 @@ void tf_constraint_rows(const tf_model* m, tf_data* d, const double* v_predicted
   add_equality_rows(m, d, jac1, jac2, h);
   add_friction_rows(m, d, h);
   add_limit_rows(m, d, v_predicted, h);
-  add_contact_rows(m, d, jac1, jac2, h);
+  add_contact_rows(m, d, 0, jac1, jac2, h);
   tf_arena_release(d, mark);
   tf_stage_add(d, TF_TIMER_CONSTRAINT, t0);
 }
 
-void tf_constraint_rows_from_iterate(const tf_model* m, tf_data* d, const double* v1, double h) {
+// a position error p1 measured at the iterate into the start value its linearisation implies
+static void rows_from_iterate(const tf_model* m, tf_data* d, int blk0, const double* v1, double h) {
   int nv = m->nv;
-  for (int blk = 0; blk < d->nblock; blk++) {
+  for (int blk = blk0; blk < d->nblock; blk++) {
     int type = d->efc_block_type[blk];
     if (type == TF_EFC_FRICTION) continue;
     int adr = d->efc_block_adr[blk];
@@ -211,4 +214,20 @@ void tf_constraint_rows_from_iterate(const tf_model* m, tf_data* d, const double
       d->efc_e[r] = type == TF_EFC_EQUALITY ? p0 / h : fmax(p0, 0) / h;
     }
   }
+}
+
+void tf_constraint_rows_append(const tf_model* m, tf_data* d, int c0, const double* v1, double h) {
+  double t0 = tf_stage_start();
+  int blk0 = d->nblock;
+  size_t mark = tf_arena_mark(d);
+  double* jac1 = tf_arena_doubles(d, 3 * (size_t)m->nv);
+  double* jac2 = tf_arena_doubles(d, 3 * (size_t)m->nv);
+  add_contact_rows(m, d, c0, jac1, jac2, h);
+  tf_arena_release(d, mark);
+  if (v1) rows_from_iterate(m, d, blk0, v1, h);
+  tf_stage_add(d, TF_TIMER_CONSTRAINT, t0);
+}
+
+void tf_constraint_rows_from_iterate(const tf_model* m, tf_data* d, const double* v1, double h) {
+  rows_from_iterate(m, d, 0, v1, h);
 }

@@ -14,4 +14,9 @@ void tf_constraint_rows(const tf_model* m, tf_data* d, const double* v_predicted
 // start, so the rows ask of v what the start's rows ask, with the geometry of q1
 void tf_constraint_rows_from_iterate(const tf_model* m, tf_data* d, const double* v1, double h);
 
+// rows of contacts c0 .. ncon - 1 appended to the step's, with d's kinematics and the
+// contacts' positions; when v1 is not NULL those are the iterate q1 = q0 + h v1's, turned
+// into start values as above (the step's rows keep theirs, and a solve sees both)
+void tf_constraint_rows_append(const tf_model* m, tf_data* d, int c0, const double* v1, double h);
+
 #endif  // TF_CONSTRAINT_STAGE_H

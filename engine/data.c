@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collision_persist.h"
 #include "engine_math.h"
 #include "model_internal.h"
 
@@ -66,6 +67,9 @@ static void lay_out_data(const tf_model* m, tf_data* d, layout* l) {
   TF_DOUBLES(geom_xmat, 9 * ng);
   d->contact = carve(l, sizeof(tf_contact) * ncon);
   d->contact_prev = carve(l, sizeof(tf_contact) * ncon);
+  size_t npersist = (size_t)m->npersist;
+  d->pair_memory = carve(l, sizeof(tf_pair_memory) * npersist);
+  d->pair_point = carve(l, sizeof(tf_pair_point) * npersist * (size_t)m->opt.max_pair_contacts);
   TF_DOUBLES(efc_J, nefc * nv);
   TF_DOUBLES(efc_e, nefc);
   TF_DOUBLES(efc_pos, nefc);
@@ -123,6 +127,8 @@ void tf_data_reset(const tf_model* m, tf_data* d) {
   d->arena_top = 0;
   d->arena_peak = 0;
   d->ncon = d->ncon_prev = d->ncon_wanted = 0;
+  d->npair_searched = d->npair_recalled = 0;
+  tf_persist_forget(m, d);
   d->nefc = d->nblock = 0;
   d->solver_iterations = 0;
   d->solver_primal = d->solver_dual = 0;
@@ -139,6 +145,8 @@ void tf_data_copy_state(const tf_model* m, tf_data* dst, const tf_data* src) {
   memcpy(dst->xfrc_applied, src->xfrc_applied, sizeof(double) * 6 * (size_t)m->nbody);
   memcpy(dst->qacc, src->qacc, sizeof(double) * (size_t)m->nv);
   dst->nstep = src->nstep;
+  // dst's parts are elsewhere now: its pairs search afresh
+  tf_persist_forget(m, dst);
 }
 
 size_t tf_arena_mark(const tf_data* d) { return d->arena_top; }

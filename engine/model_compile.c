@@ -10,6 +10,7 @@
 #include "builder_internal.h"
 #include "error_message.h"
 #include "engine_math.h"
+#include "collision_persist.h"
 #include "collision_sdf.h"
 #include "collision_stage.h"
 #include "hull.h"
@@ -119,12 +120,20 @@ static int check_option(const tf_option* opt, char* err, size_t errlen) {
     return tf_fail(err, errlen,
                    "option: relinearize must be in [0, 100] and relinearize_tol finite and >= 0");
   }
+  if (so->overlap_checks < 0 || so->overlap_checks > 100) {
+    return tf_fail(err, errlen, "option: overlap_checks must be in [0, 100] (got %d)",
+                   so->overlap_checks);
+  }
   if (!isfinite(opt->min_margin) || opt->min_margin < 0) {
     return tf_fail(err, errlen, "option: min_margin must be >= 0 (got %g)", opt->min_margin);
   }
   if (opt->max_pair_contacts < 1 || opt->max_pair_contacts > 128) {
     return tf_fail(err, errlen, "option: max_pair_contacts must be in [1, 128] (got %d)",
                    opt->max_pair_contacts);
+  }
+  if (!isfinite(opt->persist_tol) || opt->persist_tol < 0 || opt->persist_tol > 1e-3) {
+    return tf_fail(err, errlen, "option: persist_tol must be in [0, 1e-3] m (got %g)",
+                   opt->persist_tol);
   }
   if (opt->nconmax < 1 || opt->nconmax > 1000000) {
     return tf_fail(err, errlen, "option: nconmax must be in [1, 1e6] (got %d)", opt->nconmax);
@@ -1000,7 +1009,7 @@ tf_model* tf_builder_compile(const tf_builder* b, char* err, size_t errlen) {
   m->buffer = l.base;
   m->narena = tf_arena_size(m);
   fill_model(b, m, (const double(*)[3])moments, (const double(*)[4])iquats, hulls);
-  if (tessellate_primitives(m)) {
+  if (tessellate_primitives(m) || tf_persist_pairs_build(m)) {
     tf_fail(err, errlen, "out of memory");
     tf_model_destroy(m);
     m = NULL;
@@ -1023,6 +1032,7 @@ done:
 void tf_model_destroy(tf_model* m) {
   if (!m) return;
   free(m->tess_vert);  // the tessellations' one block (its faces follow the vertices)
+  free(m->persist_geom);
   free(m->buffer);
   free(m);
 }

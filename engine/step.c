@@ -113,12 +113,30 @@ static void push_apart(tf_data* d, const tf_constraint_problem* p, const int* ro
 // rows whose gap was open by more than min_margin at the step's start, i.e. bodies arriving
 // this step (speculative rows, which MuJoCo does not have); those rows also lose their
 // approach velocity (J v >= 0), so the soft contact starts at the touch from rest along its
-// normal. Resting rows are left to the soft model
+// normal. Resting rows are left to the soft model.
+// Then, unless soft, the overlap checks (opt.solver_opt.overlap_checks): the rows are
+// linearised at the step's start, and a move along one row's tangent can carry a part into
+// another where the rows did not look. A bore on its shaft (50 um of clearance) touches
+// along a ring held by rows at a few angles, and a gear knocked sideways by a tooth slid
+// along one row's tangent to 21 um inside its shaft between two of them (the corner of the
+// polygon the rows make of the ring, c (sqrt 2 - 1)). So at the configuration the step ends
+// in, every pair of SDF parts that meet by descent is descended again from its rows'
+// material points (collision_driver.c); an overlap deeper than relinearize_tol found there
+// becomes a row of its own, measured there, and the pass runs again over all the rows, their
+// gaps carried to that configuration to first order: cutting planes on a convex ring, which
+// converge on it
+// (q_start: the step's start configuration, whose kinematics d holds and keeps holding)
 static void position_pass(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
-                          const double* v, double h, int soft) {
+                          const double* v, double h, int soft, const double* q_start) {
   int nv = m->nv;
   size_t mark = tf_arena_mark(d);
-  int* rows = (int*)tf_arena_doubles(d, (size_t)d->nefc);
+  int checks = soft ? 0 : m->opt.solver_opt.overlap_checks;
+  // room for every row the checks can add (each adds at most a contact's rows)
+  int most = d->nefc + (checks > 0 ? m->nefcmax - d->nefc : 0);
+  int* rows = (int*)tf_arena_doubles(d, (size_t)(most > 0 ? most : 1));
+  double* gap = tf_arena_doubles(d, (size_t)(most > 0 ? most : 1));
+  double* jv = tf_arena_doubles(d, (size_t)(most > 0 ? most : 1));
+  double* dx = tf_arena_doubles(d, (size_t)nv);
   int n = 0;
   for (int blk = 0; blk < d->nblock; blk++) {
     int type = d->efc_block_type[blk];
@@ -127,25 +145,50 @@ static void position_pass(const tf_model* m, tf_data* d, const tf_constraint_pro
     if (soft && !(d->efc_pos[r] > m->opt.min_margin)) continue;
     rows[n++] = r;
   }
-  double* gap = tf_arena_doubles(d, (size_t)(n > 0 ? n : 1));
-  double* jv = tf_arena_doubles(d, (size_t)(n > 0 ? n : 1));
-  double worst = 0;
   for (int i = 0; i < n; i++) {
     const double* row = d->efc_J + (size_t)rows[i] * (size_t)nv;
     jv[i] = 0;
     for (int k = 0; k < nv; k++) jv[i] += row[k] * v[k];
     gap[i] = d->efc_pos[rows[i]] + h * jv[i];
-    worst = fmin(worst, gap[i]);
   }
-  // nothing to do unless something overlaps by more than numerical noise
-  if (worst > -1e-10) {
-    tf_arena_release(d, mark);
-    return;
+  int pushed = 0, looked = 0;
+  if (checks > 0 && !tf_collision_descent_contacts(m, d)) checks = 0;
+  for (int pass = 0;; pass++) {
+    double worst = 0;
+    for (int i = 0; i < n; i++) worst = fmin(worst, gap[i]);
+    // nothing to do unless something overlaps by more than numerical noise
+    if (worst <= -1e-10) {
+      pushed = 1;
+      push_apart(d, p, rows, gap, n, dx);
+      tf_integrate_pos(m, d->qpos, d->qpos, dx, 1.0);
+      for (int i = 0; i < n; i++) {
+        const double* row = d->efc_J + (size_t)rows[i] * (size_t)nv;
+        for (int k = 0; k < nv; k++) gap[i] += row[k] * dx[k];
+      }
+    }
+    if (pass >= checks) break;
+    tf_kinematics(m, d);
+    looked = 1;
+    int c0 = d->ncon, blk0 = d->nblock;
+    int added = tf_collision_at_iterate(m, d, v, h, m->opt.solver_opt.relinearize_tol);
+    if (added == 0) break;
+    d->overlap_rows += added;
+    tf_constraint_rows_append(m, d, c0, NULL, h);
+    for (int blk = blk0; blk < d->nblock && n < most; blk++) {
+      int r = d->efc_block_adr[blk];
+      rows[n] = r;
+      gap[n++] = d->efc_pos[r];
+    }
   }
-  double* dx = tf_arena_doubles(d, (size_t)nv);
-  push_apart(d, p, rows, gap, n, dx);
-  tf_integrate_pos(m, d->qpos, d->qpos, dx, 1.0);
-  if (soft) {
+  if (looked) {
+    // the kinematics back at the step's start, as a step without checks leaves them
+    double* q_end = tf_arena_doubles(d, (size_t)m->nq);
+    memcpy(q_end, d->qpos, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qpos, q_start, sizeof(double) * (size_t)m->nq);
+    tf_kinematics(m, d);
+    memcpy(d->qpos, q_end, sizeof(double) * (size_t)m->nq);
+  }
+  if (soft && pushed) {
     // the rows that touched: their row velocity becomes >= 0
     int arrived = 0;
     for (int i = 0; i < n; i++) {
@@ -226,6 +269,7 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
   tf_constraint_problem problem;
   memset(&problem, 0, sizeof(problem));
   d->relinearize_passes = 0;
+  d->overlap_rows = 0;
   if (constrained) {
     double* v_free = tf_arena_doubles(d, (size_t)nv);
     memcpy(v_free, v, sizeof(double) * nv);
@@ -269,6 +313,8 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
   }
 
   double t0 = tf_stage_start();
+  double* q_start = tf_arena_doubles(d, (size_t)nq);
+  memcpy(q_start, d->qpos, sizeof(double) * (size_t)nq);
   tf_integrate_pos(m, q, d->qpos, v, h);
   int status = -2;
   if (all_finite(v, nv) && all_finite(q, nq)) {
@@ -287,7 +333,7 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
   // else an 8 m/s ball would end its first step 5 mm deep in a 5 mm plate
   if (status == 0 && constrained && d->nefc > 0) {
     t0 = tf_stage_start();
-    position_pass(m, d, &problem, v, h, m->opt.solver == TF_SOLVER_NEWTON);
+    position_pass(m, d, &problem, v, h, m->opt.solver == TF_SOLVER_NEWTON, q_start);
     tf_stage_add(d, TF_TIMER_SOLVE, t0);
   }
   tf_arena_release(d, mark);

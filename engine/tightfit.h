@@ -207,6 +207,11 @@ typedef struct tf_solver_settings {
   // relinearize_tol. Default 0 (contacts linearised at the step's start only)
   int relinearize;
   double relinearize_tol;  // m, default 1e-6
+  // overlap checks at the step's end (engine/step.c): where two SDF parts meet by descent,
+  // the descent from their rows' points looks again at the configuration the step ends in,
+  // and each overlap deeper than relinearize_tol adds a row to the position pass, which runs
+  // again; up to this many times. Default 3; 0 off
+  int overlap_checks;
 } tf_solver_settings;
 
 typedef struct tf_option {
@@ -220,6 +225,10 @@ typedef struct tf_option {
   double min_margin;      // m: candidates this close are always rows (resting contact); 1e-4
   int max_pair_contacts;  // contacts kept per geom pair after reduction (default 128, <= 128)
   int nconmax;            // contact buffer per data (default 128); overflow is counted
+  // m: a geom pair that meets a mesh or an SDF keeps its contacts from one search to the next
+  // while its parts move less than this relative to each other (and its speculative reach
+  // grows by no more); 0 searches every pair every step (engine/collision_persist.c)
+  double persist_tol;
 } tf_option;
 
 typedef struct tf_builder tf_builder;
@@ -346,6 +355,11 @@ typedef struct tf_model {
   double* tess_vert;      // (ntessvert x 3)
   int* tess_face;         // (ntessface x 3) vertex indices within the geom's own
 
+  // the geom pairs whose contacts persist across steps (opt.persist_tol > 0): pairs that may
+  // meet with a mesh or an SDF on either side, at most 256 (engine/collision_persist.h)
+  int npersist;
+  int* persist_geom;  // (npersist x 2) g1 < g2, sorted
+
   // hulls (vertices and faces of all hulls, each hull's a contiguous range)
   int* hull_vertadr;        // (nhull)
   int* hull_vertnum;        // (nhull)
@@ -444,6 +458,25 @@ typedef struct tf_contact {
   double solimp[3];
 } tf_contact;
 
+// a geom pair's last search (engine/collision_persist.c): the geoms' poses and the margin
+// it searched with, and its point count (-1: none kept, search next time)
+typedef struct tf_pair_memory {
+  int npoint;
+  int candidates;  // the search's candidates before reduction
+  double margin;
+  double clear;      // a lower bound of the gap over the sampled surfaces (-INFINITY: none)
+  double pos[2][3];  // both geoms' world poses at the search
+  double mat[2][9];
+} tf_pair_memory;
+
+// one remembered contact point: the material point on each geom, in that geom's frame
+typedef struct tf_pair_point {
+  double local[2][3];
+  double normal[3];  // from the first geom to the second, in a static geom's frame (else the
+                     // second geom's)
+  int side;          // tf_contact_point.side
+} tf_pair_point;
+
 typedef struct tf_data {
   // state
   double time;
@@ -479,15 +512,19 @@ typedef struct tf_data {
   double* qacc;            // (nv) acceleration used by the last step
 
   // written by collision
-  double* geom_xpos;         // (ngeom x 3)
-  double* geom_xmat;         // (ngeom x 9)
-  int ncon;                  // contacts of the last step
-  tf_contact* contact;       // (nconmax)
-  int ncon_wanted;           // contacts found, including those the buffer could not hold
-  int ncon_candidates;       // contact candidates before per-pair reduction
-  int ncon_dropped;          // candidates the reduction dropped
-  int ncon_prev;             // the previous step's contacts, for warm starts
-  tf_contact* contact_prev;  // (nconmax)
+  double* geom_xpos;            // (ngeom x 3)
+  double* geom_xmat;            // (ngeom x 9)
+  int ncon;                     // contacts of the last step
+  tf_contact* contact;          // (nconmax)
+  int ncon_wanted;              // contacts found, including those the buffer could not hold
+  int ncon_candidates;          // contact candidates before per-pair reduction
+  int ncon_dropped;             // candidates the reduction dropped
+  int ncon_prev;                // the previous step's contacts, for warm starts
+  tf_contact* contact_prev;     // (nconmax)
+  int npair_searched;           // remembered pairs (model.persist_geom) searched in the last step
+  int npair_recalled;           // ... and those that recalled their memory instead
+  tf_pair_memory* pair_memory;  // (npersist)
+  tf_pair_point* pair_point;    // (npersist x max_pair_contacts)
 
   // written by the constraint stage and the solver
   int nefc;  // constraint rows of the last step
@@ -507,6 +544,7 @@ typedef struct tf_data {
   double* qfrc_constraint;  // (nv) J^T lambda / h of the last step
   int solver_iterations;    // of the last solve
   int relinearize_passes;   // extra passes (collision and solve) the last step took
+  int overlap_rows;         // contacts the last step's overlap checks added
   double solver_primal;     // residuals of the last solve
   double solver_dual;
 

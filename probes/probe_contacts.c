@@ -10,6 +10,7 @@ void tf_contacts_init(tf_contacts_probe* p) {
   p->sum_after = p->sum_before = 0;
   p->max_after = p->max_before = 0;
   p->overflow = p->dropped = 0;
+  p->pairs_searched = p->pairs_recalled = 0;
 }
 
 void tf_contacts_observe(tf_contacts_probe* p, int after, int before, int dropped, int overflow) {
@@ -22,6 +23,11 @@ void tf_contacts_observe(tf_contacts_probe* p, int after, int before, int droppe
   p->overflow += overflow;
 }
 
+void tf_contacts_observe_pairs(tf_contacts_probe* p, int searched, int recalled) {
+  p->pairs_searched += searched;
+  p->pairs_recalled += recalled;
+}
+
 void tf_contacts_finish(const tf_contacts_probe* p, tf_metrics* out) {
   double n = (double)p->nstep;
   tf_metrics_set(out, "contacts.mean", p->nstep > 0 ? p->sum_after / n : NAN);
@@ -30,4 +36,6 @@ void tf_contacts_finish(const tf_contacts_probe* p, tf_metrics* out) {
   tf_metrics_set_int(out, "contacts.candidates_max", p->max_before);
   tf_metrics_set_int(out, "contacts.dropped", p->dropped);
   tf_metrics_set_int(out, "contacts.overflow", p->overflow);
+  long pairs = p->pairs_searched + p->pairs_recalled;
+  tf_metrics_set(out, "contacts.recalled", pairs > 0 ? (double)p->pairs_recalled / pairs : NAN);
 }

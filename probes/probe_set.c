@@ -213,6 +213,7 @@ void tf_probes_observe_step(tf_probe_set* s, const tf_model* m, const tf_data* d
   int overflow = d->ncon_wanted - d->ncon;
   tf_contacts_observe(&s->contacts, d->ncon, d->ncon_candidates, d->ncon_dropped,
                       overflow > 0 ? overflow : 0);
+  tf_contacts_observe_pairs(&s->contacts, d->npair_searched, d->npair_recalled);
 
   // the engine counts capped solves since reset: this step capped when the count grew. On
   // the first step the count's history is unknown, so its first occurrence must be this step

@@ -136,14 +136,19 @@ typedef struct tf_contacts_probe {
   double sum_after, sum_before;
   int max_after, max_before;
   long overflow, dropped;
+  long pairs_searched, pairs_recalled;
 } tf_contacts_probe;
 
 void tf_contacts_init(tf_contacts_probe* p);
 // after: contacts kept; before: candidates before reduction; dropped: by reduction;
 // overflow: contacts the buffer could not hold this step
 void tf_contacts_observe(tf_contacts_probe* p, int after, int before, int dropped, int overflow);
+// the step's remembered geom pairs (engine/collision_persist.c) that were searched and that
+// recalled their last search instead
+void tf_contacts_observe_pairs(tf_contacts_probe* p, int searched, int recalled);
 // contacts.mean, contacts.max, contacts.candidates_mean, contacts.candidates_max,
-// contacts.dropped, contacts.overflow
+// contacts.dropped, contacts.overflow, contacts.recalled (the share of pair searches served
+// from the pair's memory; NaN when no pair came within reach)
 void tf_contacts_finish(const tf_contacts_probe* p, tf_metrics* out);
 
 typedef struct tf_solver_probe {

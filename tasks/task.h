@@ -32,8 +32,9 @@ typedef struct tf_physics {
   double dt;     // control step (s)
   int substeps;  // physics steps per control step (model timestep = dt / substeps)
   tf_solver_type solver;
-  int iterations;   // solver iteration cap; 0 = the engine's default
-  int relinearize;  // extra collision and solve passes at the step's iterate (engine/step.c)
+  int iterations;      // solver iteration cap; 0 = the engine's default
+  int relinearize;     // extra collision and solve passes at the step's iterate (engine/step.c)
+  double persist_tol;  // m: contacts kept while a pair moves less (0: search every step)
 } tf_physics;
 
 // one built environment of a task: its model, data, probe spec and the task's own state

@@ -11,6 +11,7 @@ tf_option tf_physics_option(const tf_physics* physics) {
   opt.solver = physics->solver;
   if (physics->iterations > 0) opt.solver_opt.iterations = physics->iterations;
   opt.solver_opt.relinearize = physics->relinearize;
+  opt.persist_tol = physics->persist_tol;
   return opt;
 }
 

@@ -29,6 +29,7 @@ void tf_run_options_default(tf_run_options* o) {
   o->physics.solver = TF_SOLVER_AL;
   o->physics.iterations = 0;
   o->physics.relinearize = 0;
+  o->physics.persist_tol = tf_option_default().persist_tol;
   o->duration = 0;
   o->envs = 1;
   o->threads = 1;
@@ -90,6 +91,10 @@ static int resolve(const tf_run_options* o, const tf_task_info** task, double* v
   }
   if (physics->relinearize < 0 || physics->relinearize > 100) {
     snprintf(err, errlen, "relinearize must be in [0, 100] (got %d)", physics->relinearize);
+    return -1;
+  }
+  if (!isfinite(physics->persist_tol) || physics->persist_tol < 0 || physics->persist_tol > 1e-3) {
+    snprintf(err, errlen, "persist_tol must be in [0, 1e-3] m (got %g)", physics->persist_tol);
     return -1;
   }
   *duration = o->duration > 0 ? o->duration : (*task)->default_duration;
@@ -277,6 +282,7 @@ static void run_columns(tf_metrics* row, const tf_run_options* o, const tf_task_
   tf_metrics_set_int(row, "substeps", physics->substeps);
   tf_metrics_set_int(row, "iterations", physics->iterations);
   tf_metrics_set_int(row, "relinearize", physics->relinearize);
+  tf_metrics_set(row, "persist_tol", physics->persist_tol);
   tf_metrics_set(row, "duration", duration);
   tf_metrics_set_int(row, "envs", o->envs);
   tf_metrics_set_int(row, "seed", (long)o->seed);

@@ -155,8 +155,8 @@ static void peg_finish(tf_env* env, tf_metrics* out) {
   double allowed = fmax(OVERLAP_FRACTION * s->cfg.clearance, OVERLAP_FLOOR);
   tf_metrics_set(out, "peg.overlap_allowed_m", allowed);
   // NaN (nothing measured) does not pass
-  tf_metrics_set_bool(out, "success", error <= SEAT_TOLERANCE && tilt <= UPRIGHT_DEG * DEG &&
-                                          peak <= allowed);
+  tf_metrics_set_bool(out, "success",
+                      error <= SEAT_TOLERANCE && tilt <= UPRIGHT_DEG * DEG && peak <= allowed);
   tf_metrics_set(out, "peg.depth_m", -d->xpos[3 * s->body + 2]);
   tf_metrics_set(out, "peg.seat_error_m", error);
   tf_metrics_set(out, "peg.tilt_deg_final", tilt / DEG);

@@ -82,10 +82,11 @@ static void test_errors_grid(void** state) {
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [0]}}", "grid.dt[0]: must be > 0 (got 0)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [2]}}",
                "grid.dt[0]: must be at most 1 s (got 2)");
-  expect_error("{\"task\": \"alpha\", \"grid\": {\"solvr\": [\"al\"]}}",
-               "grid.solvr: unknown key (valid: solver, dt, substeps, iterations, relinearize, "
-               "clearance_um, "
-               "mu, shape, teeth)");
+  expect_error(
+      "{\"task\": \"alpha\", \"grid\": {\"solvr\": [\"al\"]}}",
+      "grid.solvr: unknown key (valid: solver, dt, substeps, iterations, relinearize, persist_tol, "
+      "clearance_um, "
+      "mu, shape, teeth)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": 0.001}}",
                "grid.dt: must be a list of values (a fixed value goes in \"set\")");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": []}}", "grid.dt: empty list");
@@ -117,6 +118,12 @@ static void test_errors_range(void** state) {
                "grid.relinearize[0]: must be an integer in [0, 100] (got -1)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"iterations\": [-1]}}",
                "grid.iterations[0]: must be an integer in [0, 100000] (got -1)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"persist_tol\": [-1e-9]}}",
+               "grid.persist_tol[0]: must be in [0, 0.001] m (got -1e-09)");
+  expect_error("{\"task\": \"alpha\", \"set\": {\"persist_tol\": 0.01}}",
+               "set.persist_tol: must be in [0, 0.001] m (got 0.01)");
+  expect_error("{\"task\": \"alpha\", \"grid\": {\"persist_tol\": [\"x\"]}}",
+               "grid.persist_tol[0]: must be a number (m)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"dt\": [1e999]}}",
                "grid.dt[0]: number out of range (overflows a double)");
   expect_error("{\"task\": \"alpha\", \"grid\": {\"clearance_um\": [-1e999]}}",
@@ -179,10 +186,10 @@ static void test_errors_tasks(void** state) {
   expect_error("{\"task\": {\"name\": \"alpha\"}}",
                "task: must be a task name or a list of names (valid: alpha, beta)");
   // a parameter neither task has; the message lists both tasks' parameters once
-  expect_error(
-      "{\"task\": [\"alpha\", \"beta\"], \"set\": {\"bogus\": 1}}",
-      "set.bogus: unknown key (valid: solver, dt, substeps, iterations, relinearize, clearance_um, "
-      "mu, shape, teeth, backlash_mm)");
+  expect_error("{\"task\": [\"alpha\", \"beta\"], \"set\": {\"bogus\": 1}}",
+               "set.bogus: unknown key (valid: solver, dt, substeps, iterations, relinearize, "
+               "persist_tol, clearance_um, "
+               "mu, shape, teeth, backlash_mm)");
   // beta's parameter on alpha alone
   expect_error_prefix("{\"task\": \"alpha\", \"grid\": {\"backlash_mm\": [0.1]}}",
                       "grid.backlash_mm: unknown key (valid: solver,");
@@ -250,6 +257,24 @@ static void test_minimal(void** state) {
   free(cmd);
   assert_int_equal(strlen(plan.run[0].id), 16);
   assert_int_equal(strspn(plan.run[0].id, "0123456789abcdef"), 16);
+  tf_sweep_plan_free(&plan);
+}
+
+// a swept persistence tolerance reaches the run's physics and its command as --persist-tol
+static void test_persist_tol(void** state) {
+  (void)state;
+  tf_sweep_plan plan;
+  parse_ok(&plan, "{\"task\": \"alpha\", \"grid\": {\"persist_tol\": [0, 1e-8]}}");
+  assert_int_equal(plan.nrun, 2);
+  tf_run_options o;
+  tf_sweep_run_options(&plan, 0, &o);
+  assert_true(o.physics.persist_tol == 0);
+  tf_sweep_run_options(&plan, 1, &o);
+  assert_true(o.physics.persist_tol == 1e-8);
+  char* cmd = tf_sweep_run_command(&plan, 1);
+  assert_string_equal(cmd,
+                      "tightfit run --task alpha --persist-tol 1e-08 --envs 1 --seed 0 --json");
+  free(cmd);
   tf_sweep_plan_free(&plan);
 }
 
@@ -465,10 +490,10 @@ static void test_robot_mode_keys(void** state) {
   tf_sweep_plan_free(&plan);
   const char* rig = "{\"task\": \"gamma\", \"grid\": {\"controller\": [\"osc\"]}}";
   assert_int_equal(tf_sweep_plan_parse(&plan, rig, list, 1, err, sizeof(err)), -1);
-  assert_string_equal(
-      err,
-      "grid.controller: unknown key (valid: solver, dt, substeps, iterations, relinearize, "
-      "backlash_mm, mu)");
+  assert_string_equal(err,
+                      "grid.controller: unknown key (valid: solver, dt, substeps, iterations, "
+                      "relinearize, persist_tol, "
+                      "backlash_mm, mu)");
   tf_sweep_plan_free(&plan);
 }
 
@@ -490,13 +515,13 @@ static void test_number_text(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_grid),     cmocka_unit_test(test_errors_range),
-      cmocka_unit_test(test_errors_types),    cmocka_unit_test(test_errors_tasks),
-      cmocka_unit_test(test_errors_json),     cmocka_unit_test(test_load_errors),
-      cmocka_unit_test(test_minimal),         cmocka_unit_test(test_order),
-      cmocka_unit_test(test_multi_task),      cmocka_unit_test(test_run_ids),
-      cmocka_unit_test(test_command),         cmocka_unit_test(test_number_text),
-      cmocka_unit_test(test_robot_mode_keys),
+      cmocka_unit_test(test_errors_grid),  cmocka_unit_test(test_errors_range),
+      cmocka_unit_test(test_errors_types), cmocka_unit_test(test_errors_tasks),
+      cmocka_unit_test(test_errors_json),  cmocka_unit_test(test_load_errors),
+      cmocka_unit_test(test_minimal),      cmocka_unit_test(test_persist_tol),
+      cmocka_unit_test(test_order),        cmocka_unit_test(test_multi_task),
+      cmocka_unit_test(test_run_ids),      cmocka_unit_test(test_command),
+      cmocka_unit_test(test_number_text),  cmocka_unit_test(test_robot_mode_keys),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
