@@ -79,7 +79,7 @@ static void print_row(const char* gate, const char* solver, const tf_gate_result
 }
 
 // the task gates (each runs its own settings); 1 when one failed
-static int validate_tasks(const char* gate_name, int json) {
+static int validate_tasks(const char* gate_name, const tf_task_gate_settings* settings, int json) {
   const tf_task_gate* only = NULL;
   if (gate_name && !(only = tf_task_gate_find(gate_name))) {
     fprintf(stderr, "tightfit validate: unknown task gate '%s' (valid:", gate_name);
@@ -98,7 +98,7 @@ static int validate_tasks(const char* gate_name, int json) {
     if (only && gate != only) continue;
     tf_gate_result r;
     memset(&r, 0, sizeof(r));
-    gate->run(&r);
+    gate->run(settings, &r);
     if (!tf_gate_passed(&r)) failed = 1;
     if (json) {
       cJSON_AddItemToArray(array, result_json(gate->name, "task", &r));
@@ -119,12 +119,18 @@ static int validate_tasks(const char* gate_name, int json) {
 int tf_cmd_validate(int argc, char** argv) {
   const char* gate_name = NULL;
   const char* solver_name = NULL;
-  int json = 0, tasks = 0;
+  int json = 0, tasks = 0, persist_set = 0;
+  tf_task_gate_settings settings = tf_task_gate_settings_default();
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
     } else if (strcmp(argv[i], "--tasks") == 0) {
       tasks = 1;
+    } else if (strcmp(argv[i], "--persist-tol") == 0 && i + 1 < argc) {
+      if (tf_cli_parse_number("--persist-tol", argv[++i], 0, 1e-3, &settings.persist_tol)) {
+        return TF_EXIT_USAGE;
+      }
+      persist_set = 1;
     } else if ((strcmp(argv[i], "--gate") == 0 || strcmp(argv[i], "--solver") == 0) &&
                i + 1 < argc) {
       if (strcmp(argv[i], "--gate") == 0) {
@@ -138,8 +144,12 @@ int tf_cmd_validate(int argc, char** argv) {
       return TF_EXIT_USAGE;
     }
   }
+  if (persist_set && !tasks) {
+    fprintf(stderr, "tightfit validate: --persist-tol needs --tasks (the contact gates name it)\n");
+    return TF_EXIT_USAGE;
+  }
   if (tasks) {
-    int rc = validate_tasks(gate_name, json);
+    int rc = validate_tasks(gate_name, &settings, json);
     return rc < 0 ? TF_EXIT_USAGE : rc ? TF_EXIT_FAIL : TF_EXIT_OK;
   }
   const tf_gate* only_gate = NULL;

@@ -21,7 +21,7 @@ void tf_cli_usage(FILE* f) {
           "                      --threads N of them at a time (default 1; same results)\n"
           "  validate [--gate NAME] [--solver pgs|newton|al|admm|fbnewton] [--json]\n"
           "                      run the contact physics gates and compare with their limits\n"
-          "  validate --tasks [--gate NAME] [--json]\n"
+          "  validate --tasks [--gate NAME] [--persist-tol M] [--json]\n"
           "                      run the assembly tasks' physics gates (seating, threads, gears)\n"
           "  video --task T [run options] [--camera wide|closeup|grid|px,py,pz,tx,ty,tz,fovy]\n"
           "      [--fps 30] [--size 640x480] [--threads N] [--thumbnail FILE.png] --out FILE.mp4\n"

@@ -49,6 +49,18 @@ const tf_task_gate* tf_task_gate_find(const char* name) {
   return NULL;
 }
 
+tf_task_gate_settings tf_task_gate_settings_default(void) {
+  tf_task_gate_settings s;
+  tf_run_options o;
+  tf_run_options_default(&o);
+  s.persist_tol = o.physics.persist_tol;
+  return s;
+}
+
+void tf_task_gate_apply(const tf_task_gate_settings* settings, tf_run_options* o) {
+  o->physics.persist_tol = settings->persist_tol;
+}
+
 void tf_gate_add(tf_gate_result* r, const char* name, double value, double limit, int at_most) {
   if (r->nmetric >= TF_GATE_MAX_METRICS) return;
   tf_gate_metric* g = &r->metric[r->nmetric++];

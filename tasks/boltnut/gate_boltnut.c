@@ -31,10 +31,11 @@
 
 // one run of the rig's environment 0 with the given settings; 0, or -1 with the message in
 // the result
-static int run_case(tf_gate_result* r, double dt, double duration, const tf_kv* set, int nset,
-                    tf_metrics* out) {
+static int run_case(const tf_task_gate_settings* gs, tf_gate_result* r, double dt, double duration,
+                    const tf_kv* set, int nset, tf_metrics* out) {
   tf_run_options o;
   tf_run_options_default(&o);
+  tf_task_gate_apply(gs, &o);
   o.task = "boltnut";
   o.physics.solver = TF_SOLVER_AL;
   o.physics.dt = dt;
@@ -56,11 +57,11 @@ static int run_case(tf_gate_result* r, double dt, double duration, const tf_kv* 
   return 0;
 }
 
-static void run_servo(tf_gate_result* r) {
+static void run_servo(const tf_task_gate_settings* gs, tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
   tf_metrics out;
   const tf_kv set[] = {{"drive", "servo"}, {"drive_speed", "1"}, {"travel_turns", "3"}};
-  if (run_case(r, 0.01, 3.3, set, 3, &out)) return;
+  if (run_case(gs, r, 0.01, 3.3, set, 3, &out)) return;
   tf_gate_add(r, "servo.reached_base", tf_metrics_get(&out, "boltnut.reached_base"), 1, 0);
   tf_gate_add(r, "servo.height_above_base_m", tf_metrics_get(&out, "boltnut.height_above_base_m"),
               PITCH_M16, 1);
@@ -71,16 +72,16 @@ static void run_servo(tf_gate_result* r) {
   tf_gate_add(r, "servo.through", tf_metrics_get(&out, "tunnel.through"), 0, 1);
 }
 
-static void run_gravity(tf_gate_result* r) {
+static void run_gravity(const tf_task_gate_settings* gs, tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
   tf_metrics out;
   const tf_kv free_set[] = {{"drive", "gravity"}, {"mu", "0.01"}, {"travel_turns", "2"}};
-  if (run_case(r, 0.001, 1.25, free_set, 3, &out)) return;
+  if (run_case(gs, r, 0.001, 1.25, free_set, 3, &out)) return;
   tf_gate_add(r, "mu0.01.reached_base", tf_metrics_get(&out, "boltnut.reached_base"), 1, 0);
   tf_gate_add(r, "mu0.01.pitch_error", tf_metrics_get(&out, "boltnut.pitch_error"), 0.01, 1);
   tf_gate_add(r, "mu0.01.fit_turns", tf_metrics_get(&out, "boltnut.fit_turns"), 1, 0);
   const tf_kv locked_set[] = {{"drive", "gravity"}, {"mu", "0.06"}};
-  if (run_case(r, 0.001, 2.0, locked_set, 2, &out)) return;
+  if (run_case(gs, r, 0.001, 2.0, locked_set, 2, &out)) return;
   tf_gate_add(r, "mu0.06.moved_max_m", tf_metrics_get(&out, "boltnut.moved_max_m"), 10e-6, 1);
   tf_gate_add(r, "mu0.06.rotated_deg_max", tf_metrics_get(&out, "boltnut.rotated_deg_max"), 0.01,
               1);

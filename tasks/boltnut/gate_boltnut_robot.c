@@ -34,10 +34,11 @@ static int script_done(const tf_env* env) {
          env->data->time >= sc->phase_start[TF_ROBOT_DONE] + AFTER_SCRIPT;
 }
 
-static void run_robot(tf_gate_result* r) {
+static void run_robot(const tf_task_gate_settings* gs, tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
   tf_run_options o;
   tf_run_options_default(&o);
+  tf_task_gate_apply(gs, &o);
   o.task = "boltnut";
   o.mode = TF_MODE_ROBOT;
   o.physics.solver = TF_SOLVER_AL;

@@ -16,10 +16,11 @@
 
 // one run of the rig: type and clearance as given, al at dt = 2 ms; 0, or -1 with the
 // message in the result
-static int run_type(tf_gate_result* r, const char* type, const char* clearance_um,
-                    tf_metrics* out) {
+static int run_type(const tf_task_gate_settings* gs, tf_gate_result* r, const char* type,
+                    const char* clearance_um, tf_metrics* out) {
   tf_run_options o;
   tf_run_options_default(&o);
+  tf_task_gate_apply(gs, &o);
   o.task = "connectors";
   o.physics.solver = TF_SOLVER_AL;
   o.physics.dt = 0.002;
@@ -40,10 +41,10 @@ static int run_type(tf_gate_result* r, const char* type, const char* clearance_u
   return 0;
 }
 
-static void run_dp(tf_gate_result* r) {
+static void run_dp(const tf_task_gate_settings* gs, tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
   tf_metrics out;
-  if (run_type(r, "dp", "100", &out)) return;
+  if (run_type(gs, r, "dp", "100", &out)) return;
   double tol = tf_metrics_get(&out, "connectors.seat_tol_m");
   double mating = tf_metrics_get(&out, "connectors.mating_depth_m");
   tf_gate_add(r, "dp.seated", tf_metrics_get(&out, "connectors.seated"), 1, 0);
@@ -54,11 +55,11 @@ static void run_dp(tf_gate_result* r) {
   tf_gate_add(r, "dp.travel_m", tf_metrics_get(&out, "tunnel.travel_m"), mating, 0);
 }
 
-static void run_other_types(tf_gate_result* r) {
+static void run_other_types(const tf_task_gate_settings* gs, tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
   tf_metrics out;
   // the task's default clearance (no clearance_um given)
-  if (run_type(r, "dsub", NULL, &out)) return;
+  if (run_type(gs, r, "dsub", NULL, &out)) return;
   double tol = tf_metrics_get(&out, "connectors.seat_tol_m");
   tf_gate_add(r, "dsub.seated", tf_metrics_get(&out, "connectors.seated"), 1, 0);
   tf_gate_add(r, "dsub.seat_error_abs_m", fabs(tf_metrics_get(&out, "connectors.seat_error_m")),
@@ -66,7 +67,7 @@ static void run_other_types(tf_gate_result* r) {
   tf_gate_add(r, "dsub.through", tf_metrics_get(&out, "tunnel.through"), 0, 1);
   tf_gate_add(r, "dsub.travel_m", tf_metrics_get(&out, "tunnel.travel_m"),
               tf_metrics_get(&out, "connectors.mating_depth_m"), 0);
-  if (run_type(r, "rj45", NULL, &out)) return;
+  if (run_type(gs, r, "rj45", NULL, &out)) return;
   tf_gate_add(r, "rj45.seated", tf_metrics_get(&out, "connectors.seated"), 1, 0);
   tf_gate_add(r, "rj45.seat_error_abs_m", fabs(tf_metrics_get(&out, "connectors.seat_error_m")),
               tol, 1);

@@ -28,10 +28,12 @@
 #define HULL_DURATION 1.2  // s
 
 // one run of the gears task; NaN-filled row and the error recorded when it cannot run
-static int run(tf_gate_result* r, tf_metrics* row, tf_solver_type solver, double dt,
-               double duration, int envs, const tf_kv* set, int nset) {
+static int run(const tf_task_gate_settings* gs, tf_gate_result* r, tf_metrics* row,
+               tf_solver_type solver, double dt, double duration, int envs, const tf_kv* set,
+               int nset) {
   tf_run_options o;
   tf_run_options_default(&o);
+  tf_task_gate_apply(gs, &o);
   o.task = "gears";
   o.physics.dt = dt;
   o.physics.substeps = 1;
@@ -55,13 +57,13 @@ static int run(tf_gate_result* r, tf_metrics* row, tf_solver_type solver, double
   return 0;
 }
 
-static void gate_shaft_rates(tf_gate_result* r) {
+static void gate_shaft_rates(const tf_task_gate_settings* gs, tf_gate_result* r) {
   static const tf_kv set[] = {{"mount", "shaft"}, {"input_speed", "5"}};
   static const double dt[4] = {1e-3, 2e-3, 5e-3, 1e-2};
   double skipped[4], slip[4], bore[4], lift[4], tilt[4], allowed = NAN;
   for (int k = 0; k < 4; k++) {
     tf_metrics row;
-    run(r, &row, TF_SOLVER_AL, dt[k], SHAFT_DURATION, 1, set, 2);
+    run(gs, r, &row, TF_SOLVER_AL, dt[k], SHAFT_DURATION, 1, set, 2);
     // NaN when the input did not turn (a dead drive): such a gate fails
     skipped[k] = tf_metrics_get(&row, "gear_slip.skipped_teeth");
     slip[k] = tf_metrics_get(&row, "gear_slip.max");
@@ -100,13 +102,14 @@ typedef struct drop_summary {
   double through, flythrough, travel_min, seat_err_max, braking_max;
 } drop_summary;
 
-static drop_summary drops(tf_gate_result* r, tf_solver_type solver, double dt, double duration) {
+static drop_summary drops(const tf_task_gate_settings* gs, tf_gate_result* r, tf_solver_type solver,
+                          double dt, double duration) {
   static const char* const speeds[3] = {"0.5", "2", "8"};
   drop_summary s = {0, 0, INFINITY, 0, 0};
   for (int k = 0; k < 3; k++) {
     tf_kv set[2] = {{"mount", "shaft"}, {"impact_speed", speeds[k]}};
     tf_metrics row;
-    if (run(r, &row, solver, dt, duration, 4, set, 2)) {
+    if (run(gs, r, &row, solver, dt, duration, 4, set, 2)) {
       s.through = s.flythrough = s.travel_min = s.seat_err_max = s.braking_max = NAN;
       return s;
     }
@@ -123,9 +126,9 @@ static drop_summary drops(tf_gate_result* r, tf_solver_type solver, double dt, d
   return s;
 }
 
-static void gate_tunnel(tf_gate_result* r) {
-  drop_summary fine = drops(r, TF_SOLVER_AL, 1e-3, DROP_DURATION);
-  drop_summary coarse = drops(r, TF_SOLVER_AL, 1e-2, DROP_DURATION);
+static void gate_tunnel(const tf_task_gate_settings* gs, tf_gate_result* r) {
+  drop_summary fine = drops(gs, r, TF_SOLVER_AL, 1e-3, DROP_DURATION);
+  drop_summary coarse = drops(gs, r, TF_SOLVER_AL, 1e-2, DROP_DURATION);
   tf_gate_add(r, "dt1ms.through_envs", fine.through, 0, 1);
   tf_gate_add(r, "dt1ms.flythrough_envs", fine.flythrough, 0, 1);
   tf_gate_add(r, "dt1ms.travel_min_m", fine.travel_min, 0.03, 0);
@@ -149,8 +152,8 @@ static void gate_tunnel(tf_gate_result* r) {
   static const tf_solver_type others[3] = {TF_SOLVER_PGS, TF_SOLVER_NEWTON, TF_SOLVER_ADMM};
   double tunnelled[3];
   for (int k = 0; k < 3; k++) {
-    drop_summary a = drops(r, others[k], 1e-3, DROP_DURATION_OTHERS);
-    drop_summary b = drops(r, others[k], 1e-2, DROP_DURATION_OTHERS);
+    drop_summary a = drops(gs, r, others[k], 1e-3, DROP_DURATION_OTHERS);
+    drop_summary b = drops(gs, r, others[k], 1e-2, DROP_DURATION_OTHERS);
     tunnelled[k] = a.through + a.flythrough + b.through + b.flythrough;
   }
   tf_gate_add(r, "pgs.tunnelled_envs", tunnelled[0], INFINITY, 1);
@@ -167,10 +170,10 @@ static void gate_tunnel(tf_gate_result* r) {
 // behind (skipped_teeth >= 1; seen: 23 teeth, ratio error 80 %), or the input, thrown off with
 // them, does not turn the probe's 0.5 rad over the window (input_turns false). Either way no
 // success, and the run completes (status ok, no divergence, no crash).
-static void gate_hull(tf_gate_result* r) {
+static void gate_hull(const tf_task_gate_settings* gs, tf_gate_result* r) {
   static const tf_kv set[] = {{"mount", "shaft"}, {"collider", "hull"}};
   tf_metrics row;
-  if (run(r, &row, TF_SOLVER_AL, 2e-3, HULL_DURATION, 1, set, 2)) return;
+  if (run(gs, r, &row, TF_SOLVER_AL, 2e-3, HULL_DURATION, 1, set, 2)) return;
   const char* status = tf_metrics_text(&row, "status");
   tf_gate_add(r, "hull.completed", status && strcmp(status, "ok") == 0, 1, 0);
   tf_gate_add(r, "hull.success", tf_metrics_get(&row, "success"), 0, 1);

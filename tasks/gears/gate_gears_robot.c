@@ -21,10 +21,11 @@
 #define SEEDS 10
 #define MIN_SUCCEEDED 9
 
-static void run_robot(tf_gate_result* r) {
+static void run_robot(const tf_task_gate_settings* gs, tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
   tf_run_options o;
   tf_run_options_default(&o);
+  tf_task_gate_apply(gs, &o);
   o.task = "gears";
   o.mode = TF_MODE_ROBOT;
   o.physics.solver = TF_SOLVER_AL;

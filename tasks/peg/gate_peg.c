@@ -52,7 +52,7 @@ static void set(tf_run_options* o, const char* key, const char* value) {
   o->nset++;
 }
 
-static void run_crisp(tf_gate_result* r) {
+static void run_crisp(const tf_task_gate_settings* gs, tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
   static const char* const clearance[3] = {"200", "100", "50"};
   // metric names are literals (the result keeps the pointers)
@@ -69,6 +69,7 @@ static void run_crisp(tf_gate_result* r) {
   for (int k = 0; k < 3; k++) {
     tf_run_options o;
     tf_run_options_default(&o);
+    tf_task_gate_apply(gs, &o);
     o.task = "peg";
     o.physics.solver = TF_SOLVER_AL;
     o.physics.dt = 0.002;
@@ -89,7 +90,7 @@ static double seat_speed_error(const tf_metrics* env0) {
   return fabs(v / free_fall - 1);
 }
 
-static void run_tunnel(tf_gate_result* r) {
+static void run_tunnel(const tf_task_gate_settings* gs, tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
   static const char* const speed[3] = {"0.5", "2", "8"};
   static const double dt[2] = {0.001, 0.01};
@@ -109,6 +110,7 @@ static void run_tunnel(tf_gate_result* r) {
     for (int k = 0; k < 3; k++) {
       tf_run_options o;
       tf_run_options_default(&o);
+      tf_task_gate_apply(gs, &o);
       o.task = "peg";
       o.physics.solver = TF_SOLVER_AL;
       o.physics.dt = dt[j];

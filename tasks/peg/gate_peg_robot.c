@@ -21,10 +21,11 @@
 #define MIN_SEATED 9
 #define AFTER_SCRIPT 0.15  // s the run goes on after the script's last phase
 
-static void run_robot(tf_gate_result* r) {
+static void run_robot(const tf_task_gate_settings* gs, tf_gate_result* r) {
   memset(r, 0, sizeof(*r));
   tf_run_options o;
   tf_run_options_default(&o);
+  tf_task_gate_apply(gs, &o);
   o.task = "peg";
   o.mode = TF_MODE_ROBOT;
   o.physics.solver = TF_SOLVER_AL;

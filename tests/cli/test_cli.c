@@ -346,6 +346,17 @@ static void test_validate_unknown_option(void** state) {
   expect_usage_error(args, needles, 1);
 }
 
+// a persistence tolerance out of range, or without the task gates, is refused naming it
+static void test_validate_persist_tol(void** state) {
+  (void)state;
+  const char* bad[] = {"validate", "--tasks", "--persist-tol", "-1", NULL};
+  const char* bad_needles[] = {"--persist-tol", NULL};
+  expect_usage_error(bad, bad_needles, 0);
+  const char* alone[] = {"validate", "--persist-tol", "0", NULL};
+  const char* alone_needles[] = {"--persist-tol", "--tasks", NULL};
+  expect_usage_error(alone, alone_needles, 0);
+}
+
 // one gate under one solver: a JSON array with one object carrying the promised fields
 static void test_validate_json(void** state) {
   (void)state;
@@ -606,6 +617,7 @@ int main(void) {
       cmocka_unit_test(test_validate_unknown_gate),
       cmocka_unit_test(test_validate_unknown_solver),
       cmocka_unit_test(test_validate_unknown_option),
+      cmocka_unit_test(test_validate_persist_tol),
       cmocka_unit_test(test_validate_json),
       cmocka_unit_test(test_asset_export),
       cmocka_unit_test(test_asset_export_errors),

@@ -85,6 +85,6 @@ int main(void) {
   struct CMUnitTest fixed[] = {cmocka_unit_test(test_registries),
                                cmocka_unit_test(test_bad_options)};
   for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) tests[n++] = fixed[i];
-  n += gate_tests(tests + n, MAX_TESTS - n, 0);
+  n += gate_tests(tests + n, MAX_TESTS - n, 0, test_task_gate);
   return _cmocka_run_group_tests("task_gates", tests, (size_t)n, NULL, NULL);
 }
