@@ -149,6 +149,9 @@
 #define TWO_WAY_SLOPE 0.35
 #define POLISH_LEAN 0.02  // polish a triangle's minimum whose gradient leans more (~1 deg)
 #define POLISH_STEPS 4    // alternating projections of one polish
+// per unit radius: how far a curved primitive's true surface may lie outside its tessellation
+// (tf_primitive_mesh: at least 12 segments around and along; r (1 - cos^2(pi / 12)) = 0.067 r)
+#define CURVED_CLEAR 0.1
 
 // ---------------------------------------------------------------------------------------------
 // surface samples against a field
@@ -1230,8 +1233,9 @@ static void sample_passes(sampler* s, const tf_shape* x, int two_way) {
   finish_triangles(s);
   if (s->curved) {
     refine_vertex_minima(s);
-    // the true surface lies outside its tessellation: the bound is the tessellation's
-    *s->clear = -INFINITY;
+    // the true surface lies outside its tessellation, by at most r (1 - cos^2(pi / S)) < 0.07 r
+    // at S >= 12 segments around and along (phi is 1-Lipschitz): the bound less 0.1 r
+    *s->clear -= CURVED_CLEAR * s->x->size[0];
   }
   flush(s);
 }
@@ -1378,7 +1382,7 @@ int tf_collide_shape_sdf(const tf_shape* a, const tf_shape* sdf, double margin, 
     double phi = tf_shape_sdf(sdf, a->pos, g);
     if (normalize3(g) == 0) g[0] = 0, g[1] = 0, g[2] = 1;
     double dist = phi - a->size[0];
-    if (stats) stats->candidates = dist < margin;
+    if (stats) stats->candidates = dist < margin, stats->clear = dist;
     if (!(dist < margin)) return 0;
     memset(out, 0, sizeof(out[0]));
     for (int k = 0; k < 3; k++) {

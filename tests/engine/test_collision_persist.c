@@ -48,8 +48,9 @@ static double box_fn(const void* params, const double p[3], double grad[3]) {
 
 static const double floor_half[3] = {0.1, 0.1, 0.01};  // top face at z = 0
 static const double wall_half[3] = {0.01, 0.1, 0.05};
-#define BLOCK_HALF 0.01  // m: the block's half side
-#define WALL_GAP 0.5e-3  // m: the wall's face this far beyond the block's resting side
+#define BLOCK_HALF 0.01    // m: the block's half side
+#define WALL_GAP 0.5e-3    // m: the wall's face this far beyond the block's resting side
+#define CAPSULE_HALF 5e-3  // m: the capsule's half-length
 
 // a static SDF box of half-sizes half at pos
 static int add_static_box(tf_builder* b, const char* name, const double half[3],
@@ -72,9 +73,10 @@ static int add_static_box(tf_builder* b, const char* name, const double half[3],
   return tf_builder_add_geom(b, &g);
 }
 
-// a 2 cm block on a floor, its +x side WALL_GAP from a wall (or dropped from height above
-// the floor), at timestep 2 ms, contacts kept while it moves less than persist_tol
-static tf_model* block_scene(double persist_tol, double height, int* block) {
+// a 2 cm block (a box, or a sphere or capsule of that radius) on a floor, its +x side
+// WALL_GAP from a wall (or dropped from height above the floor), at timestep 2 ms, contacts
+// kept while it moves less than persist_tol
+static tf_model* shape_scene(double persist_tol, double height, int type, int* block) {
   tf_builder* b = tf_builder_create();
   tf_option opt = tf_option_default();
   opt.timestep = 2e-3;
@@ -86,7 +88,8 @@ static tf_model* block_scene(double persist_tol, double height, int* block) {
   assert_true(add_static_box(b, "wall", wall_half, wall_pos) >= 0);
   tf_body_def body = tf_body_def_default();
   body.name = "block";
-  body.pos[2] = BLOCK_HALF + height;
+  // a capsule stands on its end, half its segment higher
+  body.pos[2] = BLOCK_HALF + height + (type == TF_GEOM_CAPSULE ? CAPSULE_HALF : 0);
   body.mass = 0.05;
   body.inertia[0] = body.inertia[1] = body.inertia[2] = 0.05 * 4 * BLOCK_HALF * BLOCK_HALF / 6;
   *block = tf_builder_add_body(b, &body);
@@ -98,8 +101,9 @@ static tf_model* block_scene(double persist_tol, double height, int* block) {
   tf_geom_def g = tf_geom_def_default();
   g.name = "block";
   g.body = *block;
-  g.type = TF_GEOM_BOX;
+  g.type = type;
   g.size[0] = g.size[1] = g.size[2] = BLOCK_HALF;
+  if (type == TF_GEOM_CAPSULE) g.size[1] = CAPSULE_HALF;
   g.friction[0] = 0.3;
   g.condim = 3;
   tf_builder_add_geom(b, &g);
@@ -111,6 +115,10 @@ static tf_model* block_scene(double persist_tol, double height, int* block) {
   return m;
 }
 
+static tf_model* block_scene(double persist_tol, double height, int* block) {
+  return shape_scene(persist_tol, height, TF_GEOM_BOX, block);
+}
+
 // contacts of the last step between geom g and any other
 static int contacts_with(const tf_data* d, int g) {
   int n = 0;
@@ -119,12 +127,12 @@ static int contacts_with(const tf_data* d, int g) {
 }
 
 // the block dropped 5 mm onto the floor: while apart, recalling "nothing" is what a search
-// finds, so the state is the same bits as with a search every step until the first contact
-static void test_apart_is_exact(void** state) {
-  (void)state;
+// finds, so the state is the same bits as with a search every step until the first contact;
+// likewise a sphere and a capsule, whose tessellation the true surface lies outside of
+static void check_apart_is_exact(int type) {
   int block;
-  tf_model* on = block_scene(1e-9, 5e-3, &block);
-  tf_model* off = block_scene(0, 5e-3, &block);
+  tf_model* on = shape_scene(1e-9, 5e-3, type, &block);
+  tf_model* off = shape_scene(0, 5e-3, type, &block);
   assert_true(on->npersist == 2);  // block-floor, block-wall
   assert_int_equal(off->npersist, 0);
   tf_data* a = tf_data_create(on);
@@ -139,7 +147,8 @@ static void test_apart_is_exact(void** state) {
     assert_memory_equal(a->qpos, b->qpos, sizeof(double) * (size_t)on->nq);
     assert_memory_equal(a->qvel, b->qvel, sizeof(double) * (size_t)on->nv);
   }
-  print_message("apart: %d steps, %d pair searches recalled\n", steps, recalled);
+  print_message("apart (%s): %d steps, %d pair searches recalled\n", tf_geom_type_name(type), steps,
+                recalled);
   assert_true(steps > 10 && steps < 200);
   assert_true(recalled > 0);  // the test can fail: the block spent steps far from both
   assert_int_equal(a->ncon, b->ncon);
@@ -147,6 +156,13 @@ static void test_apart_is_exact(void** state) {
   tf_data_destroy(b);
   tf_model_destroy(on);
   tf_model_destroy(off);
+}
+
+static void test_apart_is_exact(void** state) {
+  (void)state;
+  check_apart_is_exact(TF_GEOM_BOX);
+  check_apart_is_exact(TF_GEOM_SPHERE);
+  check_apart_is_exact(TF_GEOM_CAPSULE);
 }
 
 // The block settles on the floor (its rows recalled), then a push drives it into the wall
