@@ -75,6 +75,11 @@ typedef struct gear_params {
   double fillet_f[2];                            // foot - fillet centre
   double fillet_nf[2], fillet_nt[2];             // normals at the fillet's foot and tangency
   double tooth_cs[2 * GEAR_MAX_TEETH + 1][2];    // cos, sin of k pitch, k = -max .. max
+  // the involute flank lies in the annular sector r in [flank_r[0], flank_r[1]] between the
+  // polar directions flank_u[0] (its tip end, angle flank_ang[0]) and flank_u[1] (flank_ang[1])
+  double flank_r[2], flank_ang[2], flank_u[2][2];
+  double cull_slack;  // a piece is skipped when a lower bound of its distance exceeds the
+                      // nearest so far by more than this (far above rounding: same bits)
 } gear_params;
 
 // the involute of the base circle at parameter t
@@ -101,6 +106,10 @@ typedef struct hit {
   double q[2];  // nearest point
   double n[2];  // outward normal of the solid at q
   int corner;   // q is an end point of its piece: the gradient follows p - q instead
+  // an arc's interior point is kept as its radius, angle and normal sign, and its point and
+  // normal worked out only if it is the nearest at the end (their sines and cosines then)
+  int arc;
+  double arc_r, arc_a, arc_sign;
 } hit;
 
 // keeps the nearer of two candidates
@@ -110,11 +119,32 @@ static void keep(hit* best, double d, const double q[2], double nx, double ny, i
     best->q[0] = q[0], best->q[1] = q[1];
     best->n[0] = nx, best->n[1] = ny;
     best->corner = corner;
+    best->arc = 0;
   }
 }
 
+// true when a piece whose distance is at least lower_bound cannot be nearer than best
+static int cannot_win(const gear_params* g, const hit* best, double lower_bound) {
+  return lower_bound > best->d + g->cull_slack;
+}
+
+// a lower bound of the distance from p (polar rho, phi, phi in W) to the flank: its annular
+// sector's radial gap, and past either of its polar edges the distance to that edge's ray
+static double flank_lower_bound(const gear_params* g, const double p[2], double rho, double phi) {
+  double lb = fmax(g->flank_r[0] - rho, rho - g->flank_r[1]);
+  int edge = phi < g->flank_ang[0] ? 0 : phi > g->flank_ang[1] ? 1 : -1;
+  if (edge >= 0) {
+    const double* u = g->flank_u[edge];
+    double along = p[0] * u[0] + p[1] * u[1];
+    lb = fmax(lb, along >= 0 ? fabs(p[0] * u[1] - p[1] * u[0]) : rho);
+  }
+  return lb;
+}
+
 // nearest point on the flank (involute arc t in [t0, t1], tooth frame) to p
-static void near_flank(hit* best, const gear_params* g, const double p[2]) {
+static void near_flank(hit* best, const gear_params* g, const double p[2], double rho_p,
+                       double phi_p) {
+  if (cannot_win(g, best, flank_lower_bound(g, p, rho_p, phi_p))) return;
   double s[2], q[2], qs[2];
   map2(s, g->mirror, p);
   double rho = sqrt(s[0] * s[0] + s[1] * s[1]);
@@ -160,18 +190,30 @@ static void near_segment(hit* best, const double a[2], const double b[2], double
 }
 
 // nearest point on the arc of radius r about the origin between angles lo and hi (in W)
-static void near_origin_arc(hit* best, double r, double lo, double hi, double rho, double phi,
-                            double sign) {
+static void near_origin_arc(hit* best, const gear_params* g, double r, double lo, double hi,
+                            double rho, double phi, double sign) {
   double a = phi < lo ? lo : phi > hi ? hi : phi;
+  if (a == phi) {  // the foot of the radial line: no sines needed unless it wins
+    double d = fabs(rho - r);
+    if (d < best->d) {
+      best->d = d;
+      best->corner = 0;
+      best->arc = 1;
+      best->arc_r = r, best->arc_a = a, best->arc_sign = sign;
+    }
+    return;
+  }
+  if (cannot_win(g, best, fabs(rho - r))) return;  // no point of the circle is nearer
   double q[2] = {r * cos(a), r * sin(a)};
-  double d = a == phi ? fabs(rho - r) : hypot(rho * cos(phi) - q[0], rho * sin(phi) - q[1]);
-  keep(best, d, q, sign * cos(a), sign * sin(a), a != phi);
+  double d = hypot(rho * cos(phi) - q[0], rho * sin(phi) - q[1]);
+  keep(best, d, q, sign * cos(a), sign * sin(a), 1);
 }
 
 // nearest point on the fillet arc (centre fc, counter-clockwise from foot to tan)
 static void near_fillet(hit* best, const gear_params* g, const double p[2]) {
   const double* f = g->fillet_f;
   double v[2] = {p[0] - g->fc[0], p[1] - g->fc[1]};
+  if (cannot_win(g, best, fabs(sqrt(v[0] * v[0] + v[1] * v[1]) - g->fr))) return;  // its circle
   double along = atan2(f[0] * v[1] - f[1] * v[0], f[0] * v[0] + f[1] * v[1]);
   double len = hypot(v[0], v[1]);
   if (along >= 0 && along <= g->span && len > 0) {
@@ -197,14 +239,14 @@ static double half_angle(const gear_params* g, double rho) {
 // exact signed 2D distance of a point folded into W, with its gradient
 static double gear_2d(const gear_params* g, const double p[2], double grad[2]) {
   double rho = hypot(p[0], p[1]), phi = atan2(p[1], p[0]);
-  hit best = {INFINITY, {0, 0}, {1, 0}, 0};
-  near_origin_arc(&best, g->ra, 0, g->theta_a, rho, phi, 1);
-  near_flank(&best, g, p);
+  hit best = {INFINITY, {0, 0}, {1, 0}, 0, 0, 0, 0, 0};
+  near_origin_arc(&best, g, g->ra, 0, g->theta_a, rho, phi, 1);
+  near_flank(&best, g, p, rho, phi);
   if (g->radial && g->r_inv > g->r_tan) {
     near_segment(&best, g->radial_a, g->radial_b, g->radial_n[0], g->radial_n[1], p);
   }
   near_fillet(&best, g, p);
-  near_origin_arc(&best, g->rf, g->beta, g->half, rho, phi, 1);
+  near_origin_arc(&best, g, g->rf, g->beta, g->half, rho, phi, 1);
   if (g->rbore > 0) {
     double u[2] = {rho > 0 ? p[0] / rho : 1, rho > 0 ? p[1] / rho : 0};
     double q[2] = {g->rbore * u[0], g->rbore * u[1]};
@@ -212,9 +254,14 @@ static double gear_2d(const gear_params* g, const double p[2], double grad[2]) {
   }
   int inside = rho >= g->rbore && (rho <= g->rf || (rho <= g->ra && phi <= half_angle(g, rho)));
   double sign = inside ? -1 : 1;
+  if (best.arc) {
+    double a = best.arc_a;
+    best.n[0] = best.arc_sign * cos(a), best.n[1] = best.arc_sign * sin(a);
+  }
   // inside a smooth piece p - q lies along the normal (exactly); at an end point p - q is the
   // direction, unless p is on it
-  double dx = p[0] - best.q[0], dy = p[1] - best.q[1], len = hypot(dx, dy);
+  double dx = best.corner ? p[0] - best.q[0] : 0, dy = best.corner ? p[1] - best.q[1] : 0;
+  double len = best.corner ? hypot(dx, dy) : 0;
   if (best.corner && len > 1e-15 * g->ra) {
     grad[0] = sign * dx / len, grad[1] = sign * dy / len;
   } else {
@@ -223,11 +270,36 @@ static double gear_2d(const gear_params* g, const double p[2], double grad[2]) {
   return sign * best.d;
 }
 
+// the polar angle of (x, y) to within FOLD_ATAN_ERROR (an odd polynomial in the octant's
+// ratio, max error 1.7e-6 rad), for choosing the tooth: cheaper than atan2. Signed zeros
+// go to the quadrant atan2 gives them.
+#define FOLD_ATAN_ERROR 1e-4  // rad: sixty times the polynomial's error
+static double rough_angle(double x, double y) {
+  double ax = fabs(x), ay = fabs(y), lo = fmin(ax, ay), hi = fmax(ax, ay);
+  double t = hi > 0 ? lo / hi : 0, t2 = t * t;
+  double a =
+      t * (0.99997726 +
+           t2 * (-0.33262347 +
+                 t2 * (0.19354346 + t2 * (-0.11643287 + t2 * (0.05265332 + t2 * -0.01172120)))));
+  if (ay > ax) a = 0.5 * pi - a;
+  if (signbit(x)) a = pi - a;
+  return signbit(y) ? -a : a;
+}
+
+// the tooth whose centre is nearest p's polar angle, floor(phi / pitch + 0.5) for phi =
+// atan2(y, x): from the rough angle, and from atan2 itself only where the rough one lies within
+// its error of a boundary between teeth (the same tooth either way)
+static double tooth_of(const gear_params* g, const double p[3]) {
+  double u = rough_angle(p[0], p[1]) / g->pitch + 0.5, k = floor(u);
+  double margin = FOLD_ATAN_ERROR / g->pitch;
+  if (u - k > margin && k + 1 - u > margin && fabs(u) < 2 * GEAR_MAX_TEETH) return k;
+  return floor(atan2(p[1], p[0]) / g->pitch + 0.5);
+}
+
 // the part's tf_sdf_fn: fold into the wedge, 2D distance, exact extrusion
 static double gear_sdf(const void* params, const double p[3], double grad[3]) {
   const gear_params* g = (const gear_params*)params;
-  double phi = atan2(p[1], p[0]);
-  double k = floor(phi / g->pitch + 0.5);
+  double k = tooth_of(g, p);
   double c, s;
   if (k >= -GEAR_MAX_TEETH && k <= GEAR_MAX_TEETH) {
     const double* cs = g->tooth_cs[(int)k + GEAR_MAX_TEETH];
@@ -307,6 +379,16 @@ static void gear_tables(gear_params* g) {
     double* cs = g->tooth_cs[k + GEAR_MAX_TEETH];
     cs[0] = cos((double)k * g->pitch), cs[1] = sin((double)k * g->pitch);
   }
+  // the flank's sector: its polar angle falls as its radius grows (the tooth narrows)
+  for (int i = 0; i < 2; i++) {
+    const double* q = g->end_q[1 - i];  // i = 0: the tip end (t1), 1: the root end (t0)
+    double r = hypot(q[0], q[1]);
+    g->flank_ang[i] = atan2(q[1], q[0]);
+    g->flank_u[i][0] = q[0] / r, g->flank_u[i][1] = q[1] / r;
+  }
+  g->flank_r[0] = hypot(g->end_q[0][0], g->end_q[0][1]);
+  g->flank_r[1] = hypot(g->end_q[1][0], g->end_q[1][1]);
+  g->cull_slack = 1e-12 * g->ra;
 }
 
 // fills the parameters; returns a message for an impossible gear or NULL
