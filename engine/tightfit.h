@@ -95,8 +95,9 @@ typedef enum tf_warning {
   TF_WARN_N
 } tf_warning;
 
-// once per process, before any thread steps: keeps OpenBLAS to one thread (environments
-// run side by side instead)
+// keeps OpenBLAS to one thread (environments run side by side instead, and a sum split over
+// threads changes its last bits). tf_builder_create and tf_data_create call it, so results
+// do not depend on a caller calling it; calling it first does no harm
 void tf_engine_init(void);
 
 // seconds on a monotonic clock (the per-stage timers, bake and run wall times)
