@@ -6,7 +6,7 @@
 // happens in the field's geom frame; a candidate is written in world coordinates.
 //
 // Surface samples against a field (X x SDF, mesh x primitive; after Narang et al., "Factory",
-// RSS 2022, and CRISP section IV-B1, see /work/shared/reference/). The other shape X brings a
+// RSS 2022, and CRISP section IV-B1). The other shape X brings a
 // triangle mesh: its own, its SDF's surface mesh, a hull's faces fanned, or a tessellation of
 // the primitive (engine/mesh_primitive.h, vertices about TF_SDF_SAMPLE_SPACING apart).
 //   1. vertex pass: each vertex p with phi(p) < margin is a candidate. Vertices outside the

@@ -1,5 +1,5 @@
 // Deterministic contact reduction by normal bins (after the contact patches of Narang et al.,
-// "Factory", RSS 2022, section on contact reduction; see /work/shared/reference/002_...).
+// "Factory", RSS 2022, section on contact reduction).
 //
 // A patch is a set of contacts that share a normal. Here the patches are fixed in advance: 30
 // directions d_b spread evenly over the sphere (the icosidodecahedron's vertices: the six axes

@@ -1,5 +1,6 @@
 // Probes: observers of a running environment that turn its trajectory into named metrics
-// (DESIGN.md section 4; definitions after ../shared/reference/004_b01e15918bb4fdbe.txt).
+// (README.md "What a row holds"; definitions after the Newton / Isaac Lab
+// report on contact-rich assembly, seed 004 of the project's references).
 //
 // Each probe has a pure core that takes plain numbers per control step (so the unit tests
 // feed it synthetic trajectories: a fly-through depth series, a frozen part, a driven gear

@@ -1,8 +1,8 @@
 // Assembly tasks: a registry of tasks, each an isolated physics question ("rig" mode) with a
 // parameter schema, optionally a "robot" mode (a Panda arm picks and assembles the parts with
 // a controller the run chooses), and the runner that steps a task's environments with its
-// probes and returns one row of metrics (DESIGN.md section 3). `tightfit run --task`, sweeps, the
-// task gates and the benchmarks all go through tf_task_run.
+// probes and returns one row of metrics (README.md, "Assembly tasks"). `tightfit run --task`,
+// sweeps, the task gates and the benchmarks all go through tf_task_run.
 #ifndef TF_TASK_H
 #define TF_TASK_H
 
@@ -65,7 +65,8 @@ typedef struct tf_task_info {
   void (*control)(tf_env* env);
   // after each control step: the task's own tracking (turns of the nut, seat time ...)
   void (*observe)(tf_env* env);
-  // the task's metrics into out: "success" (bool, per DESIGN.md section 3) and "<task>.*"
+  // the task's metrics into out: "success" (bool: the task's success rule, README.md "Assembly
+  // tasks") and "<task>.*"
   void (*finish)(tf_env* env, tf_metrics* out);
   // frees env->state (the runner frees model and data)
   void (*destroy)(tf_env* env);

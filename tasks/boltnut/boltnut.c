@@ -1,9 +1,10 @@
 // The boltnut task (rig mode): a free nut turns down an ISO bolt to the plate the bolt stands
 // in (boltnut_scene.c) under gravity, a constant torque or a velocity servo. Every drive is a
 // torque about the bolt axis applied through xfrc_applied, so the nut's axial motion, tilt
-// and lateral position come from thread contact alone (no screw joint). Success (DESIGN.md section
-// 3): the nut advances one pitch per turn (within 1 %, over the steady part of its motion; see
-// boltnut_track.c) and its bottom face reaches the base (within one pitch of the plate).
+// and lateral position come from thread contact alone (no screw joint). Success (README.md,
+// "Assembly tasks"): the nut advances one pitch per turn (within 1 %, over the steady part of its
+// motion; see boltnut_track.c) and its bottom face reaches the base (within one pitch of the
+// plate).
 //
 // Velocity servo. The nut is a free body, so the engine's implicit velocity actuator (hinge
 // and slide joints only) cannot drive it; the servo is an explicit PI loop on the nut's spin

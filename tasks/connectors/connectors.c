@@ -1,14 +1,14 @@
 // The connectors task (rig mode): a plug pushed into its socket by a velocity servo with a
 // force cap, a constant force, or its weight (tf_connectors_scene_build has the rig).
 //
-// Success (DESIGN.md section 3: "plug seated to its mating depth, no pin overlap"): at the end
-// of the run the plug's mating face is within CONNECTORS_SEAT_TOL of the socket floor, i.e.
-// its insertion depth below the socket opening is tf_connector_mating_depth(type) within
-// 0.2 mm either way (a plug 2 mm past the floor is the tunnel probe's through-penetration,
-// and no seat), and the overlap probe's deepest penetration of either part into the other
-// over the whole run stays under CONNECTORS_OVERLAP_MAX (50 um: a third of the 150 um pin gap
-// of the default fit, far above the probe's own error; a plug forced through a wall or a
-// pin driven into the floor goes well past it).
+// Success ("plug seated to its mating depth, no pin overlap", README.md "Assembly tasks"): at the
+// end of the run the plug's mating face is within CONNECTORS_SEAT_TOL of the socket floor, i.e. its
+// insertion depth below the socket opening is tf_connector_mating_depth(type) within 0.2 mm either
+// way (a plug 2 mm past the floor is the tunnel probe's through-penetration, and no seat), and the
+// overlap probe's deepest penetration of either part into the other over the whole run stays under
+// CONNECTORS_OVERLAP_MAX (50 um: a third of the 150 um pin gap of the default fit, far above the
+// probe's own error; a plug forced through a wall or a pin driven into the floor goes well past
+// it).
 //
 // Environments: index 0 is centred and straight; the others start with a lateral offset of
 // up to +-clearance / 2 on each of x and y and a tilt of up to +-0.2 deg about a horizontal

@@ -2,7 +2,7 @@
 // driven by a velocity servo, the followers by their teeth (gears_scene.c builds the rig); or,
 // with impact_speed > 0, the input gear dropped onto its seat down its shaft (tunnelling).
 //
-// Success (DESIGN.md section 3: "followers turn at the tooth-count ratio, sign alternating,
+// Success (README.md "Assembly tasks": "followers turn at the tooth-count ratio, sign alternating,
 // slip under 5 %"): the input turned (the gear probe's min_input_turn over its window: a
 // dead drive is no success) and every follower's mean speed ratio over the probe's window is
 // within 5 % of sign_f N_in / N_f (gear_slip.max < 0.05; the sign is part of the ratio, so a
@@ -42,7 +42,7 @@ static const double pi = 3.14159265358979323846;
 
 #define GEARS_SEATED_TOL 0.2e-3  // m: a dropped gear this close to its seat is seated
 #define GEARS_TOUCH 1e-5         // m: height above the seat that counts as reaching it
-#define GEARS_SLIP_OK 0.05       // DESIGN.md: slip under 5 %
+#define GEARS_SLIP_OK 0.05       // the success rule: slip under 5 %
 #define GEARS_SERVO_KV 1.0       // N m s / rad: input servo gain (implicit in the engine)
 #define GEARS_SERVO_TORQUE 2.0   // N m: input servo torque cap
 // a train on shafts is physical only where its gears stay in their fits: a bore sunk into its

@@ -1,11 +1,10 @@
 // The `peg` task (rig mode): a round or square peg dropped, or fired, into its hole.
 //
-// Defaults are CRISP's peg insertion (Lee et al., section VI-A and appendix D1, see
-// ../shared/reference/000_a335616f821201c7.txt): a 50 mm diameter, 100 mm long peg, mu 0.01,
-// 0.5 deg tilt, dropped from directly above the hole, dt = 2 ms. The paper gives neither the
-// hole's depth nor its block; we chose a 25 mm deep bore (a quarter of the peg's length, so
-// the tilted peg must straighten over a long stretch of wall) in a block twice the peg's
-// diameter wide with 20 mm of floor under the bore, 0.5 mm 45 deg chamfers on the peg tip and
+// Defaults are CRISP's peg insertion (Lee et al., section VI-A and appendix D1): a 50 mm diameter,
+// 100 mm long peg, mu 0.01, 0.5 deg tilt, dropped from directly above the hole, dt = 2 ms. The
+// paper gives neither the hole's depth nor its block; we chose a 25 mm deep bore (a quarter of the
+// peg's length, so the tilted peg must straighten over a long stretch of wall) in a block twice the
+// peg's diameter wide with 20 mm of floor under the bore, 0.5 mm 45 deg chamfers on the peg tip and
 // the hole entry, and a steel peg (7800 kg/m^3, 1.53 kg). The peg starts with its tip centre
 // on the hole axis, gap_mm (30) above the bottom, i.e. 5 mm above the block, tilted about the
 // tip. impact_speed > 0 fires it from there along -z with no drive: the forced-insertion proxy
@@ -15,7 +14,7 @@
 // tip (a uniform direction, a length uniform in [0, perturb_offset x clearance]) and add a
 // tilt uniform in [-perturb_tilt_deg, +perturb_tilt_deg].
 //
-// Success (DESIGN.md section 3): the tip centre within 1 mm of the hole's bottom (the floor
+// Success (README.md "Assembly tasks"): the tip centre within 1 mm of the hole's bottom (the floor
 // disc, so a peg that went through the floor or beside the bore does not count) and the peg
 // upright: its axis within UPRIGHT_DEG of vertical.
 #include <math.h>
