@@ -167,9 +167,14 @@ $(GOLDEN_NOPGO):
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/nopgo PGO=0 $@
 endif
 
+# with PGO in the default tree, a copy of the checkout is built too (scripts/test_moved_tree.sh)
+MOVED_TREE :=
+ifeq ($(PGO)$(BUILD),1build)
+MOVED_TREE := $(abspath .)
+endif
 check: $(CLI_BIN) $(TEST_BINS) $(GOLDEN_NOPGO)
-	@TIGHTFIT_BIN=$(CLI_BIN) VALGRIND=$(VALGRIND) bash scripts/run_tests.sh $(TEST_BINS) \
-	  $(GOLDEN_NOPGO)
+	@TIGHTFIT_BIN=$(CLI_BIN) VALGRIND=$(VALGRIND) MOVED_TREE=$(MOVED_TREE) \
+	  bash scripts/run_tests.sh $(TEST_BINS) $(GOLDEN_NOPGO)
 
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
