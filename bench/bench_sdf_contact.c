@@ -12,7 +12,7 @@
 
 #include "collision.h"
 #include "contact_reduce.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "tightfit.h"
 
 // monotonic seconds

@@ -115,11 +115,6 @@ int tf_ctrl_fail(char* err, size_t errlen, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 // small dense algebra (controller_math.c); matrices row-major unless named column-major
-void tf_ctrl_quat_mul(double out[4], const double a[4], const double b[4]);
-void tf_ctrl_quat_rotate(double out[3], const double q[4], const double v[3]);
-// rotation vector of the rotation taking orientation `from` to `to` (world axes):
-// log(to * from^-1), the shorter way round
-void tf_ctrl_rotation_error(double out[3], const double to[4], const double from[4]);
 // solves the symmetric positive definite (n x n) a x = b for nrhs right-hand sides stored
 // column by column; a and b are overwritten (a by its factor). 0, or -1 if not positive
 // definite (then a is left partly factored)

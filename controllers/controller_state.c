@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "controller_internal.h"
+#include "tf_math.h"
 
 tf_arm tf_arm_from_panda(const tf_panda* panda) {
   tf_arm arm;
@@ -85,9 +86,9 @@ void tf_arm_tcp_pose(const tf_model* m, const tf_data* d, const tf_arm* arm, dou
   (void)m;
   int b = arm->tcp_body;
   double offset[3];
-  tf_ctrl_quat_rotate(offset, d->xquat + 4 * b, arm->tcp_pos);
+  tf_quat_rotate(offset, d->xquat + 4 * b, arm->tcp_pos);
   for (int k = 0; k < 3; k++) pos[k] = d->xpos[3 * b + k] + offset[k];
-  tf_ctrl_quat_mul(quat, d->xquat + 4 * b, arm->tcp_quat);
+  tf_quat_mul(quat, d->xquat + 4 * b, arm->tcp_quat);
 }
 
 // the column of one motion axis at point p: [v_O + w x p; w]
@@ -224,7 +225,7 @@ int tf_ctrl_state_update(tf_controller* c, const tf_model* m, tf_data* d, int ne
     tf_arm_jacobian(m, d, &c->arm, st->jac);
     tcp_motion(c, m, d, st, (needs & NEED_JDOT) != 0);
     for (int k = 0; k < 3; k++) st->error[k] = c->pose_pos[k] - st->pos[k];
-    tf_ctrl_rotation_error(st->error + 3, c->pose_quat, st->quat);
+    tf_quat_rotation_error(st->error + 3, c->pose_quat, st->quat);
   }
   if ((needs & (NEED_PINV | NEED_WRENCH)) && pinv_factor(c, st)) return -1;
   if (needs & NEED_WRENCH) estimate_wrench(c, m, d, st);

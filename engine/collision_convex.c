@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "collision_convex.h"
-#include "engine_math.h"
+#include "tf_math.h"
 
 #define FACE_MAX_VERT 128                 // hull faces with more corners are not clipped
 #define CLIP_MAX (2 * FACE_MAX_VERT + 4)  // clip output bound: m + k vertices

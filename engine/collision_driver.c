@@ -22,7 +22,7 @@
 #include "collision_persist.h"
 #include "collision_sdf.h"
 #include "collision_stage.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 #include "sdf.h"
 #include "stage_timer.h"

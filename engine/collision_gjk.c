@@ -47,7 +47,7 @@
 #include <string.h>
 
 #include "collision.h"
-#include "engine_math.h"
+#include "tf_math.h"
 
 #define GJK_MAX_ITER 128
 #define GJK_REL_TOL 1e-12    // relative gap between the distance bounds at convergence

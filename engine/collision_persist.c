@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "collision_stage.h"
-#include "engine_math.h"
+#include "tf_math.h"
 
 // m: rounding of the values a lower bound of the gap was taken from (at most ~1e-16 of the
 // parts' size; a part of a metre rounds at 1e-16 m)

@@ -46,7 +46,7 @@
 
 #include <math.h>
 
-#include "engine_math.h"
+#include "tf_math.h"
 
 // below this length (m) a direction is treated as zero
 #define PRIM_TINY 1e-12

@@ -125,7 +125,7 @@
 
 #include "collision_sdf_field.h"
 #include "contact_reduce.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "mesh_primitive.h"
 #include "sdf.h"
 #include "sdf_primitive.h"

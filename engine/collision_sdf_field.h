@@ -13,7 +13,7 @@
 #include "sdf_primitive.h"
 
 // small vector helpers inlined here: the passes below run them per vertex and per triangle,
-// thousands of times per pair (engine_math's are out of line)
+// thousands of times per pair (tf_math.h's are out of line)
 static inline double dot3(const double a[3], const double b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }

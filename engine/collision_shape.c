@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "collision.h"
-#include "engine_math.h"
+#include "tf_math.h"
 
 double tf_shape_bound(const tf_shape* s) {
   switch (s->type) {

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "collision.h"
-#include "engine_math.h"
+#include "tf_math.h"
 
 #define TOI_MAX_ITER 512
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "constraint_stage.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 #include "solver.h"
 #include "stage_timer.h"

@@ -51,7 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_math.h"
+#include "tf_math.h"
 
 // inlined here: the reduction runs once per candidate, thousands of times per pair
 static inline double dot3(const double a[3], const double b[3]) {

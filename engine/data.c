@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "collision_persist.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 
 size_t tf_arena_size(const tf_model* m) {

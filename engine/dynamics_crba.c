@@ -6,7 +6,7 @@
 // Rigid Body Dynamics Algorithms, ch. 6). Armature is added to the diagonal.
 #include <string.h>
 
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 #include "stage_timer.h"
 

@@ -6,7 +6,7 @@
 //   tau_i = s_i . f_body(i)
 #include <string.h>
 
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 #include "stage_timer.h"
 

@@ -1,5 +1,5 @@
 // Energy and momentum of a state, for conservation tests and probes.
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 
 void tf_energy(const tf_model* m, const tf_data* d, double energy[2]) {

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 #include "stage_timer.h"
 

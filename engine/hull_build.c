@@ -22,7 +22,7 @@
 
 #include <libqhull_r/qhull_ra.h>
 
-#include "engine_math.h"
+#include "tf_math.h"
 #include "error_message.h"
 #include "hull.h"
 

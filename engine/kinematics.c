@@ -7,7 +7,7 @@
 // matrix, bias forces and momentum are dot products and sums without frame transforms.
 #include <string.h>
 
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 #include "stage_timer.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "builder_internal.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "error_message.h"
 #include "model_check.h"
 

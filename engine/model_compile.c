@@ -10,7 +10,7 @@
 
 #include "builder_internal.h"
 #include "error_message.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "collision_persist.h"
 #include "collision_sdf.h"
 #include "collision_stage.h"

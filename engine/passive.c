@@ -3,7 +3,7 @@
 // velocity solve (forward.c), which keeps stiff springs and heavy damping stable.
 #include <string.h>
 
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 #include "stage_timer.h"
 

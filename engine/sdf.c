@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "collision_stage.h"
-#include "engine_math.h"
+#include "tf_math.h"
 
 static double grid_value(const tf_sdf_view* s, int i, int j, int k) {
   return (double)

@@ -12,7 +12,7 @@
 
 #include <math.h>
 
-#include "engine_math.h"
+#include "tf_math.h"
 
 // +1 for non-negative values: a point on a symmetry plane takes the positive side
 static double side(double x) { return x >= 0 ? 1.0 : -1.0; }

@@ -1,6 +1,7 @@
 // Robot mode's shared pieces: the cell, the controllers by name, the min-jerk mover with its
 // damped least-squares IK for pd, payload compensation and the gripper (see task_robot.h).
 #include "task_robot.h"
+#include "tf_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,52 +33,13 @@ tf_robot_cell tf_robot_cell_default(void) {
 
 // ---------------------------------------------------------------- pose algebra
 
-void tf_robot_quat_mul(double out[4], const double a[4], const double b[4]) {
-  double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-                 a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-                 a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-                 a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-  memcpy(out, r, sizeof(r));
-}
-
-void tf_robot_quat_conj(double out[4], const double q[4]) {
-  out[0] = q[0], out[1] = -q[1], out[2] = -q[2], out[3] = -q[3];
-}
-
-void tf_robot_quat_rotate(double out[3], const double q[4], const double v[3]) {
-  double p[4] = {0, v[0], v[1], v[2]}, c[4], t[4];
-  tf_robot_quat_conj(c, q);
-  tf_robot_quat_mul(t, q, p);
-  tf_robot_quat_mul(t, t, c);
-  out[0] = t[1], out[1] = t[2], out[2] = t[3];
-}
-
-static void quat_normalise(double q[4]) {
-  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  for (int k = 0; k < 4; k++) q[k] = n > 0 ? q[k] / n : (k == 0);
-}
-
-void tf_robot_quat_between(double out[4], const double a[3], const double b[3]) {
-  double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-  double w = 1 + a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-  if (w < 1e-12) {
-    // opposite: half a turn about an axis normal to a (a x x, or a x y when a is near x)
-    double axis[3] = {0, a[2], -a[1]};
-    if (fabs(a[0]) > 0.9) axis[0] = -a[2], axis[1] = 0, axis[2] = a[0];
-    out[0] = 0, out[1] = axis[0], out[2] = axis[1], out[3] = axis[2];
-  } else {
-    out[0] = w, out[1] = c[0], out[2] = c[1], out[3] = c[2];
-  }
-  quat_normalise(out);
-}
-
 void tf_robot_relative(double pos[3], double quat[4], const double a_pos[3], const double a_quat[4],
                        const double b_pos[3], const double b_quat[4]) {
   double inv[4], d[3] = {b_pos[0] - a_pos[0], b_pos[1] - a_pos[1], b_pos[2] - a_pos[2]};
-  tf_robot_quat_conj(inv, a_quat);
-  tf_robot_quat_rotate(pos, inv, d);
-  tf_robot_quat_mul(quat, inv, b_quat);
-  quat_normalise(quat);
+  tf_quat_conj(inv, a_quat);
+  tf_quat_rotate(pos, inv, d);
+  tf_quat_mul(quat, inv, b_quat);
+  tf_quat_normalize(quat);
 }
 
 void tf_robot_compose_inverse(double pos[3], double quat[4], const double b_pos[3],
@@ -85,26 +47,11 @@ void tf_robot_compose_inverse(double pos[3], double quat[4], const double b_pos[
                               const double rel_quat[4]) {
   // A = B rel^-1: quat_A = quat_B rel_quat^-1, pos_A = pos_B - quat_A rel_pos
   double inv[4], r[3];
-  tf_robot_quat_conj(inv, rel_quat);
-  tf_robot_quat_mul(quat, b_quat, inv);
-  quat_normalise(quat);
-  tf_robot_quat_rotate(r, quat, rel_pos);
+  tf_quat_conj(inv, rel_quat);
+  tf_quat_mul(quat, b_quat, inv);
+  tf_quat_normalize(quat);
+  tf_quat_rotate(r, quat, rel_pos);
   for (int k = 0; k < 3; k++) pos[k] = b_pos[k] - r[k];
-}
-
-// rotation vector of to * from^-1 (world axes), the shorter way round
-static void rotation_error(double out[3], const double to[4], const double from[4]) {
-  double inv[4], rel[4];
-  tf_robot_quat_conj(inv, from);
-  tf_robot_quat_mul(rel, to, inv);
-  quat_normalise(rel);
-  if (rel[0] < 0) {
-    for (int k = 0; k < 4; k++) rel[k] = -rel[k];
-  }
-  double s = sqrt(rel[1] * rel[1] + rel[2] * rel[2] + rel[3] * rel[3]);
-  double angle = 2 * atan2(s, rel[0]);
-  double scale = s > 1e-12 ? angle / s : 2;
-  for (int k = 0; k < 3; k++) out[k] = scale * rel[k + 1];
 }
 
 static void slerp(double out[4], const double a[4], const double b[4], double s) {
@@ -120,26 +67,7 @@ static void slerp(double out[4], const double a[4], const double b[4], double s)
     double th = acos(dot), sa = sin((1 - s) * th) / sin(th), sb = sin(s * th) / sin(th);
     for (int k = 0; k < 4; k++) out[k] = sa * a[k] + sb * bb[k];
   }
-  quat_normalise(out);
-}
-
-// rotation matrix (row-major) to quaternion (Shepperd: the largest of the four first)
-static void mat_to_quat(double q[4], const double R[9]) {
-  double tr = R[0] + R[4] + R[8];
-  if (tr > 0) {
-    double s = 2 * sqrt(1 + tr);
-    q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
-  } else if (R[0] > R[4] && R[0] > R[8]) {
-    double s = 2 * sqrt(1 + R[0] - R[4] - R[8]);
-    q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
-  } else if (R[4] > R[8]) {
-    double s = 2 * sqrt(1 + R[4] - R[0] - R[8]);
-    q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
-  } else {
-    double s = 2 * sqrt(1 + R[8] - R[0] - R[4]);
-    q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
-  }
-  quat_normalise(q);
+  tf_quat_normalize(out);
 }
 
 // ---------------------------------------------------------------- the cell
@@ -201,7 +129,7 @@ void tf_robot_cell_tcp(const tf_robot_cell* cell, const double q[TF_PANDA_NJOINT
   }
   double base[3] = {cell->base[0], cell->base[1], cell->table_top};
   for (int i = 0; i < 3; i++) pos[i] = base[i] + F[4 * i + 3] + p->tcp_offset * F[4 * i + 2];
-  mat_to_quat(quat, R);
+  tf_mat_to_quat(quat, R);
 }
 
 // ---------------------------------------------------------------- controllers
@@ -299,7 +227,7 @@ static int solve_ik(tf_robot* r, const tf_model* m, const tf_data* d, const doub
     double p[3], qt[4], e[6];
     tf_arm_tcp_pose(m, s, arm, p, qt);
     for (int k = 0; k < 3; k++) e[k] = pos[k] - p[k];
-    rotation_error(e + 3, quat, qt);
+    tf_quat_rotation_error(e + 3, quat, qt);
     double ep = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
     double er = sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5]);
     if (ep < IK_TOLERANCE_POS && er < IK_TOLERANCE_ROT) return 0;
@@ -371,7 +299,7 @@ static void start_segment(tf_robot* r, const tf_data* d, const double from_pos[3
   memcpy(r->from_quat, from_quat, sizeof(r->from_quat));
   memcpy(r->to_pos, pos, sizeof(r->to_pos));
   memcpy(r->to_quat, quat, sizeof(r->to_quat));
-  quat_normalise(r->to_quat);
+  tf_quat_normalize(r->to_quat);
   r->t0 = d->time;
   r->t1 = d->time + fmax(0, duration);
 }

@@ -109,12 +109,7 @@ void tf_robot_payload(tf_robot* r, int body, double mass);
 void tf_robot_tcp(const tf_robot* r, const tf_model* m, const tf_data* d, double pos[3],
                   double quat[4]);
 
-// small pose algebra the scripts share (quaternions w x y z)
-void tf_robot_quat_mul(double out[4], const double a[4], const double b[4]);
-void tf_robot_quat_rotate(double out[3], const double q[4], const double v[3]);
-void tf_robot_quat_conj(double out[4], const double q[4]);
-// the shortest rotation taking unit vector a onto unit vector b
-void tf_robot_quat_between(double out[4], const double a[3], const double b[3]);
+// small pose algebra the scripts share (quaternions w x y z; the rest is in tf_math.h)
 // the pose of frame B in frame A's coordinates: (A^-1 B)
 void tf_robot_relative(double pos[3], double quat[4], const double a_pos[3], const double a_quat[4],
                        const double b_pos[3], const double b_quat[4]);

@@ -1,5 +1,6 @@
 // The wrist turn of robot mode (see task_robot_screw.h).
 #include "task_robot_screw.h"
+#include "tf_math.h"
 
 #include <math.h>
 #include <string.h>
@@ -38,7 +39,7 @@ void tf_robot_screw_update(tf_robot_screw* w, tf_robot* r, const tf_model* m, co
   double pos[3] = {w->axis[0] + c * rx + s * ry, w->axis[1] - s * rx + c * ry,
                    d->xpos[3 * w->body + 2] + w->offset - w->push};
   double quat[4];
-  tf_robot_quat_mul(quat, turn, w->quat0);
+  tf_quat_mul(quat, turn, w->quat0);
   tf_robot_move(r, m, d, pos, quat, 0);
 }
 

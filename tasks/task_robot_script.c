@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "task_robot.h"
+#include "tf_math.h"
 
 #define MAX_OPENING 0.08       // m: the gripper's full opening
 #define APPROACH_ABOVE 0.08    // m: the pre-grasp pose above the grasp
@@ -82,14 +83,14 @@ static double length_of(const tf_robot_script* s, int phase) {
 // the angle of x's horizontal part (rad)
 static double yaw_of(const double quat[4]) {
   double x[3];
-  tf_robot_quat_rotate(x, quat, (const double[3]){1, 0, 0});
+  tf_quat_rotate(x, quat, (const double[3]){1, 0, 0});
   return atan2(x[1], x[0]);
 }
 
 // a turn about the world's vertical by angle (rad), applied to quat
 static void turn_about_z(double quat[4], double angle) {
   double turn[4] = {cos(0.5 * angle), 0, 0, sin(0.5 * angle)};
-  tf_robot_quat_mul(quat, turn, quat);
+  tf_quat_mul(quat, turn, quat);
 }
 
 // the TCP's orientation for the grasp: pointing down as in the ready pose, turned about the
@@ -113,9 +114,9 @@ static void grasp_orientation(const tf_robot_script* s, const double part_quat[4
 static void upright_pose(const tf_robot_script* s, const tf_data* d, double quat[4]) {
   const double* q = d->xquat + 4 * s->part.body;
   double axis[3], turn[4];
-  tf_robot_quat_rotate(axis, q, (const double[3]){0, 0, 1});
-  tf_robot_quat_between(turn, axis, (const double[3]){0, 0, 1});
-  tf_robot_quat_mul(quat, turn, q);
+  tf_quat_rotate(axis, q, (const double[3]){0, 0, 1});
+  tf_quat_between(turn, axis, (const double[3]){0, 0, 1});
+  tf_quat_mul(quat, turn, q);
   int order = s->part.yaw_order;
   if (order == 0) return;
   double period = 2 * M_PI / order, off = yaw_of(quat) - s->part.seat_yaw;
@@ -159,7 +160,7 @@ static void enter_phase(tf_robot_script* s, tf_robot* r, const tf_model* m, tf_d
     case TF_ROBOT_APPROACH:
     case TF_ROBOT_DESCEND:
       // the grasp, as the part stands now
-      tf_robot_quat_rotate(pos, q, p->grip);
+      tf_quat_rotate(pos, q, p->grip);
       for (int k = 0; k < 3; k++) pos[k] += x[k];
       if (s->phase == TF_ROBOT_APPROACH) pos[2] += APPROACH_ABOVE;
       grasp_orientation(s, q, quat);

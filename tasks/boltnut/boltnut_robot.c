@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "boltnut_robot.h"
+#include "tf_math.h"
 
 #define DEG (M_PI / 180)
 #define PAD_BELOW_TCP 0.0125    // m: the finger pads reach this far past the TCP
@@ -200,7 +201,7 @@ static void nut_pose(const boltnut_robot_state* s, const tf_data* d, double* hei
                      double* lateral) {
   const double* x = d->xpos + 3 * s->rig.nut_body;
   double axis[3];
-  tf_robot_quat_rotate(axis, d->xquat + 4 * s->rig.nut_body, (const double[3]){0, 0, 1});
+  tf_quat_rotate(axis, d->xquat + 4 * s->rig.nut_body, (const double[3]){0, 0, 1});
   *height = x[2];
   *tilt = acos(fmin(1, fmax(-1, axis[2])));
   *lateral = hypot(x[0], x[1]);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "boltnut_robot.h"
+#include "tf_math.h"
 
 #define STAND_HALF 0.01       // m: half the stand's side (under the nut's 24 mm flats)
 #define START_LIFT 1e-4       // m: the nut starts this far above the stand and settles
@@ -72,9 +73,9 @@ static void nut_start_pose(const boltnut_robot_state* s, const tf_robot_cell* ce
   double tcp[3], tq[4], z[3];
   static const double flip[4] = {0, 1, 0, 0};  // half a turn about x: z -> -z, y -> -y
   tf_robot_cell_tcp(cell, s->robot.q_start, tcp, tq);
-  tf_robot_quat_rotate(z, tq, (const double[3]){0, 0, 1});
+  tf_quat_rotate(z, tq, (const double[3]){0, 0, 1});
   for (int k = 0; k < 3; k++) pos[k] = tcp[k] + s->grip_height * z[k];
-  tf_robot_quat_mul(quat, tq, flip);
+  tf_quat_mul(quat, tq, flip);
 }
 
 static int fill_builder(tf_builder* b, boltnut_robot_state* s, const double* v,

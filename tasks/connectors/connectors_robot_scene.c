@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "connectors_robot.h"
+#include "tf_math.h"
 
 #define OVERMOLD_RIM 2.5e-3   // m: the overmold overhangs the shell by this on every side
 #define OVERMOLD_HEIGHT 0.03  // m
@@ -83,9 +84,9 @@ static void plug_start_pose(const connectors_robot_state* s, const tf_robot_cell
   double tcp[3], tq[4], z[3];
   static const double flip[4] = {0, 1, 0, 0};
   tf_robot_cell_tcp(cell, s->robot.q_start, tcp, tq);
-  tf_robot_quat_rotate(z, tq, (const double[3]){0, 0, 1});
+  tf_quat_rotate(z, tq, (const double[3]){0, 0, 1});
   for (int k = 0; k < 3; k++) pos[k] = tcp[k] + s->grip_height * z[k];
-  tf_robot_quat_mul(quat, tq, flip);
+  tf_quat_mul(quat, tq, flip);
 }
 
 // the two rails of the rack, from the table to RACK_TOP

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gears_robot.h"
+#include "tf_math.h"
 
 #define START_LIFT 1e-4  // m: the gear starts this far above the stand and settles
 #define NCONMAX 512      // contacts: the train's pairs, the fingers, the stand and the arm
@@ -31,9 +32,9 @@ static void placed_start_pose(const gears_robot_state* s, const tf_robot_cell* c
   double tcp[3], tq[4], z[3];
   static const double flip[4] = {0, 1, 0, 0};  // half a turn about x: z -> -z
   tf_robot_cell_tcp(cell, s->robot.q_start, tcp, tq);
-  tf_robot_quat_rotate(z, tq, (const double[3]){0, 0, 1});
+  tf_quat_rotate(z, tq, (const double[3]){0, 0, 1});
   for (int k = 0; k < 3; k++) pos[k] = tcp[k] + s->grip_above * z[k];
-  tf_robot_quat_mul(quat, tq, flip);
+  tf_quat_mul(quat, tq, flip);
 }
 
 static int fill_builder(tf_builder* b, gears_robot_state* s, const tf_robot_cell* cell, tf_rng* rng,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "peg_robot.h"
+#include "tf_math.h"
 
 #define STAND_HALF 0.035  // m: half the stand's side (the peg's foot is 50 mm across)
 #define START_LIFT 1e-4   // m: the peg starts this far above the stand and settles
@@ -37,9 +38,9 @@ static void peg_start_pose(const peg_robot_state* s, const tf_robot_cell* cell, 
   double tcp[3], tq[4], z[3];
   static const double flip[4] = {0, 1, 0, 0};  // half a turn about x: z -> -z
   tf_robot_cell_tcp(cell, s->robot.q_start, tcp, tq);
-  tf_robot_quat_rotate(z, tq, (const double[3]){0, 0, 1});
+  tf_quat_rotate(z, tq, (const double[3]){0, 0, 1});
   for (int k = 0; k < 3; k++) pos[k] = tcp[k] + s->grip_height * z[k];
-  tf_robot_quat_mul(quat, tq, flip);
+  tf_quat_mul(quat, tq, flip);
 }
 
 static int fill_builder(tf_builder* b, peg_robot_state* s, const tf_robot_cell* cell, tf_rng* rng,

@@ -13,6 +13,7 @@
 
 #include "arm_fixture.h"
 #include "controller_internal.h"
+#include "tf_math.h"
 
 static void random_state(arm_fixture* f, test_rng* rng, double* q, double* qd) {
   const tf_panda_params* p = tf_panda_params_get();
@@ -50,7 +51,7 @@ static void test_jacobian_and_jdot(void** state) {
       qq[k] += h;
       arm_set_q(&f, qq);
       arm_tcp(&f, p1, q1);
-      tf_ctrl_rotation_error(rot, q1, q0);
+      tf_quat_rotation_error(rot, q1, q0);
       for (int r = 0; r < 3; r++) {
         worst_j = fmax(worst_j, fabs((p1[r] - p0[r]) / h - jac[r * TF_PANDA_NJOINT + k]) / scale);
         worst_j = fmax(worst_j, fabs(rot[r] / h - jac[(3 + r) * TF_PANDA_NJOINT + k]) / scale);

@@ -20,7 +20,7 @@
 #include "test_rng.h"
 #include "collision.h"
 #include "collision_convex.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "hull.h"
 
 #define TRIALS 300

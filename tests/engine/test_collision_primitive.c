@@ -17,7 +17,7 @@
 
 #include "collision.h"
 #include "collision_primitive.h"
-#include "engine_math.h"
+#include "tf_math.h"
 
 #ifndef TRIALS
 #define TRIALS 400

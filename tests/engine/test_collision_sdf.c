@@ -19,7 +19,7 @@
 #include "collision_sdf.h"
 #include "collision_stage.h"
 #include "contact_reduce.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "mesh_primitive.h"
 #include "tightfit.h"
 

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "test_rng.h"
-#include "engine_math.h"
+#include "tf_math.h"
 #include "model_internal.h"
 #include "tightfit.h"
 

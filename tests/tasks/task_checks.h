@@ -12,6 +12,7 @@
 
 #include "task.h"
 #include "task_robot.h"
+#include "tf_math.h"
 
 // appends the NULL-terminated "key", "value", ... pairs of ap to o's parameters
 static inline void task_set_pairs(tf_run_options* o, va_list ap) {
@@ -123,8 +124,8 @@ static inline void task_assert_in_hand(const tf_robot* r, const tf_model* m, con
                                        int body, double grip_height) {
   double tcp[3], tq[4], z[3], axis[3];
   tf_robot_tcp(r, m, d, tcp, tq);
-  tf_robot_quat_rotate(z, tq, (const double[3]){0, 0, 1});
-  tf_robot_quat_rotate(axis, d->xquat + 4 * body, (const double[3]){0, 0, 1});
+  tf_quat_rotate(z, tq, (const double[3]){0, 0, 1});
+  tf_quat_rotate(axis, d->xquat + 4 * body, (const double[3]){0, 0, 1});
   const double* x = d->xpos + 3 * body;
   for (int k = 0; k < 3; k++) {
     assert_true(fabs(x[k] - (tcp[k] + grip_height * z[k])) < 1e-6);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "task_robot.h"
+#include "tf_math.h"
 
 #define PAYLOAD_MASS 1.0  // kg
 
@@ -42,7 +43,7 @@ static void cell_init(cell_fixture* f, uint64_t seed, double perturb, int payloa
   if (payload) {
     double pos[3], quat[4], z[3];
     tf_robot_cell_tcp(&f->cell, f->r.q_start, pos, quat);
-    tf_robot_quat_rotate(z, quat, (const double[3]){0, 0, 1});
+    tf_quat_rotate(z, quat, (const double[3]){0, 0, 1});
     tf_body_def box = tf_body_def_default();
     box.name = "payload";
     for (int k = 0; k < 3; k++) box.pos[k] = pos[k] + 0.08 * z[k];
@@ -143,8 +144,8 @@ static void test_pose_algebra(void** state) {
   for (int i = 0; i < 4; i++) {
     for (int j = 0; j < 4; j++) {
       double turn[4], out[3];
-      tf_robot_quat_between(turn, vecs[i], vecs[j]);
-      tf_robot_quat_rotate(out, turn, vecs[i]);
+      tf_quat_between(turn, vecs[i], vecs[j]);
+      tf_quat_rotate(out, turn, vecs[i]);
       assert_true(dist3(out, vecs[j]) < 1e-12);
     }
   }
@@ -163,7 +164,7 @@ static void test_mover_reaches_target(void** state) {
         turn[4] = {cos(0.5 * 10 * M_PI / 180), 0, 0, sin(0.5 * 10 * M_PI / 180)};
     tf_robot_tcp(&f.r, f.m, f.d, pos, quat);
     pos[0] += 0.04, pos[1] -= 0.03, pos[2] -= 0.01;
-    tf_robot_quat_mul(quat, turn, quat);
+    tf_quat_mul(quat, turn, quat);
     tf_robot_move(&f.r, f.m, f.d, pos, quat, 0.6);
     cell_run(&f, 1.6);
     double now[3], now_quat[4];

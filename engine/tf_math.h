@@ -1,7 +1,8 @@
-// Small fixed-size vector, matrix, quaternion and spatial-vector routines (private).
+// Small fixed-size vector, matrix, quaternion and spatial-vector routines: the one math
+// header every layer uses (engine, controllers, tasks, rendering).
 // Output first, fixed lengths in brackets, inputs const. Matrices are row-major.
-#ifndef TF_ENGINE_MATH_H
-#define TF_ENGINE_MATH_H
+#ifndef TF_MATH_H
+#define TF_MATH_H
 
 void tf_vec3_copy(double out[3], const double a[3]);
 void tf_vec3_add(double out[3], const double a[3], const double b[3]);
@@ -30,6 +31,11 @@ void tf_quat_from_rotvec(double q[4], const double rotvec[3]);
 // inverse of the above: the rotation vector of q, in (-pi, pi]
 void tf_quat_to_rotvec(double rotvec[3], const double q[4]);
 void tf_quat_from_axis_angle(double q[4], const double axis[3], double angle);
+// rotation vector of the rotation taking orientation `from` to `to` (world axes):
+// log(to * from^-1), the shorter way round
+void tf_quat_rotation_error(double out[3], const double to[4], const double from[4]);
+// the shortest rotation taking unit vector a onto unit vector b
+void tf_quat_between(double out[4], const double a[3], const double b[3]);
 
 // spatial algebra (motion = [w; v], force = [n; f], both about the world origin)
 // out = a x b (motion cross motion)
@@ -43,4 +49,4 @@ void tf_inertia_mul_motion(double out[6], const double inert[10], const double v
 // world-axes inertia Ic about the com (full 3x3)
 void tf_inertia_from_com(double inert[10], double m, const double c[3], const double ic[9]);
 
-#endif  // TF_ENGINE_MATH_H
+#endif  // TF_MATH_H

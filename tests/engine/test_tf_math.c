@@ -1,4 +1,4 @@
-// Tests of the private math helpers (engine_math.h): quaternion algebra against rotation
+// Tests of the private math helpers (tf_math.h): quaternion algebra against rotation
 // matrices, the matrix / quaternion and rotation-vector round trips at their hard angles
 // (tiny, near pi), the duality of the two spatial cross products, and the 10-parameter
 // spatial inertia against an explicitly assembled 6x6 matrix.
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "test_rng.h"
-#include "engine_math.h"
+#include "tf_math.h"
 
 #define TRIALS 200
 

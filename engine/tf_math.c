@@ -1,5 +1,5 @@
 // Fixed-size vector, rotation and spatial algebra used throughout the engine.
-#include "engine_math.h"
+#include "tf_math.h"
 
 #include <math.h>
 #include <string.h>
@@ -255,4 +255,35 @@ void tf_inertia_from_com(double in[10], double m, const double c[3], const doubl
   in[7] = ic[1] - m * c[0] * c[1];
   in[8] = ic[2] - m * c[0] * c[2];
   in[9] = ic[5] - m * c[1] * c[2];
+}
+
+void tf_quat_rotation_error(double out[3], const double to[4], const double from[4]) {
+  double inv[4] = {from[0], -from[1], -from[2], -from[3]}, rel[4];
+  tf_quat_mul(rel, to, inv);
+  double n = sqrt(rel[0] * rel[0] + rel[1] * rel[1] + rel[2] * rel[2] + rel[3] * rel[3]);
+  if (n > 0) {
+    for (int k = 0; k < 4; k++) rel[k] /= n;
+  }
+  // q and -q are the same rotation: take w >= 0 for the angle in [0, pi]
+  if (rel[0] < 0) {
+    for (int k = 0; k < 4; k++) rel[k] = -rel[k];
+  }
+  double s = sqrt(rel[1] * rel[1] + rel[2] * rel[2] + rel[3] * rel[3]);
+  // angle / sin(angle / 2) without cancellation near zero: 2 atan2(s, w) / s
+  double scale = s > 1e-12 ? 2 * atan2(s, rel[0]) / s : 2 / (rel[0] > 0 ? rel[0] : 1);
+  for (int k = 0; k < 3; k++) out[k] = scale * rel[1 + k];
+}
+
+void tf_quat_between(double out[4], const double a[3], const double b[3]) {
+  double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  double w = 1 + a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  if (w < 1e-12) {
+    // opposite: half a turn about an axis normal to a (a x x, or a x y when a is near x)
+    double axis[3] = {0, a[2], -a[1]};
+    if (fabs(a[0]) > 0.9) axis[0] = -a[2], axis[1] = 0, axis[2] = a[0];
+    out[0] = 0, out[1] = axis[0], out[2] = axis[1], out[3] = axis[2];
+  } else {
+    out[0] = w, out[1] = c[0], out[2] = c[1], out[3] = c[2];
+  }
+  tf_quat_normalize(out);
 }
