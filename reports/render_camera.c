@@ -10,24 +10,15 @@
 #include <string.h>
 
 #include "render_internal.h"
+#include "tf_math.h"
 
 #define DEFAULT_FOVY 40.0     // deg
 #define WIDE_AZIMUTH -65.0    // deg about z from +x: looking from the front (-y), a bit right
 #define WIDE_ELEVATION 30.0   // deg above the horizon
 #define CLOSE_ELEVATION 20.0  // deg
 
-static double dot3(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(double out[3], const double a[3], const double b[3]) {
-  out[0] = a[1] * b[2] - a[2] * b[1];
-  out[1] = a[2] * b[0] - a[0] * b[2];
-  out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 static double normalize3(double v[3]) {
-  double len = sqrt(dot3(v, v));
+  double len = sqrt(tf_vec3_dot(v, v));
   if (len > 0) {
     for (int i = 0; i < 3; i++) v[i] /= len;
   }
@@ -77,7 +68,7 @@ int tf_camera_check(const tf_camera* cam, char* err, size_t errlen) {
   }
   double gap[3] = {cam->target[0] - cam->pos[0], cam->target[1] - cam->pos[1],
                    cam->target[2] - cam->pos[2]};
-  if (!(sqrt(dot3(gap, gap)) > 1e-9)) {
+  if (!(sqrt(tf_vec3_dot(gap, gap)) > 1e-9)) {
     snprintf(err, errlen, "camera: the target must differ from the position");
     return -1;
   }
@@ -141,9 +132,9 @@ int render_view_setup(render_view* v, const tf_camera* cam, int width, int heigh
   // up is +z unless the view runs along z, where +y takes over
   double world_up[3] = {0, 0, 1};
   if (fabs(v->forward[2]) > 1 - 1e-9) world_up[1] = 1, world_up[2] = 0;
-  cross3(v->right, v->forward, world_up);
+  tf_vec3_cross(v->right, v->forward, world_up);
   normalize3(v->right);
-  cross3(v->up, v->right, v->forward);
+  tf_vec3_cross(v->up, v->right, v->forward);
   v->width = RENDER_SS * width;
   v->height = RENDER_SS * height;
   v->focal = 0.5 * v->height / tan(0.5 * cam->fovy * M_PI / 180);
@@ -154,7 +145,7 @@ int render_view_setup(render_view* v, const tf_camera* cam, int width, int heigh
   if (normalize3(right_h) == 0) right_h[0] = 1;
   const double z[3] = {0, 0, 1};
   double back_h[3];
-  cross3(back_h, right_h, z);
+  tf_vec3_cross(back_h, right_h, z);
   for (int i = 0; i < 3; i++) v->light[i] = -0.5 * right_h[i] + 0.6 * back_h[i] + 1.2 * z[i];
   normalize3(v->light);
   for (int i = 0; i < 3; i++) v->half_vector[i] = v->light[i] - v->forward[i];
@@ -167,9 +158,9 @@ int render_view_setup(render_view* v, const tf_camera* cam, int width, int heigh
     double eye_side = 0;
     for (int i = 0; i < 3; i++) eye_side += n[i] * (v->eye[i] - cam->section_point[i]);
     v->cut = 1;
-    v->section[0] = -dot3(n, v->right);
-    v->section[1] = -dot3(n, v->up);
-    v->section[2] = -dot3(n, v->forward);
+    v->section[0] = -tf_vec3_dot(n, v->right);
+    v->section[1] = -tf_vec3_dot(n, v->up);
+    v->section[2] = -tf_vec3_dot(n, v->forward);
     v->section[3] = -eye_side;
   }
   return 0;
