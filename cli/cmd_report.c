@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_exact.h"
 #include "report.h"
 
+// one line: what is wrong, and where the usage is
 static void usage_error(const char* what, const char* arg) {
-  fprintf(stderr, "tightfit report: %s '%s'\n", what, arg);
-  fprintf(stderr, "usage: tightfit report DIR [--json]\n");
+  fprintf(stderr, "tightfit report: %s '%s' (see tightfit report --help)\n", what, arg);
 }
 
 static void print_json(const tf_report_info* info) {
@@ -33,7 +34,7 @@ static void print_json(const tf_report_info* info) {
     cJSON_AddStringToObject(s, "why", info->skip[i].why);
     cJSON_AddItemToArray(skipped, s);
   }
-  char* text = cJSON_PrintUnformatted(o);
+  char* text = tf_json_print(o, 0);
   if (text) printf("%s\n", text);
   cJSON_free(text);
   cJSON_Delete(o);
@@ -56,8 +57,9 @@ int tf_cmd_report(int argc, char** argv) {
     }
   }
   if (!dir) {
-    fprintf(stderr, "tightfit report: needs the results directory of a sweep\n");
-    fprintf(stderr, "usage: tightfit report DIR [--json]\n");
+    fprintf(stderr,
+            "tightfit report: needs the results directory of a sweep (see tightfit report "
+            "--help)\n");
     return TF_EXIT_USAGE;
   }
   // the info carries the skipped-line list; heap, not stack, as it is a few KiB

@@ -1,5 +1,9 @@
 // Merging the metrics of a run's environments into one row (see probes.h for the rules).
 //
+// A count (an integer metric that is not a maximum: contacts.overflow, contacts.dropped,
+// solver.capped, ...) adds up over the environments, as the README promises: a contact
+// overflow in one of eight environments must read 1, not 0.125, or it would pass for none.
+//
 // NaN means "does not apply" (a gear probe whose input did not turn, a run that did not
 // diverge), so worst and mean skip it and a metric is NaN only when no environment had a
 // value. Every metric of any environment appears, in the order first seen.
@@ -13,6 +17,7 @@ typedef enum merge_rule {
   MERGE_ALL,        // booleans: all of them
   MERGE_MAX,        // the worst is the largest
   MERGE_MIN,        // the worst is the smallest (deepest, least travelled)
+  MERGE_SUM,        // counts of events: the run's total
   MERGE_MEAN,
   MERGE_FIRST,  // texts
 } merge_rule;
@@ -38,6 +43,8 @@ static merge_rule rule_of(const tf_metric* m) {
       ends_with(name, "residual_max")) {
     return MERGE_MAX;
   }
+  // an integer that is not a maximum counts events (contacts.overflow, solver.capped, ...)
+  if (m->kind == TF_METRIC_INT) return MERGE_SUM;
   return MERGE_MEAN;
 }
 
@@ -76,6 +83,14 @@ static void merge_one(tf_metrics* out, const char* name, const tf_metric* first,
         tf_metrics_set_int(out, name, (long)worst);
       } else {
         tf_metrics_set(out, name, worst);
+      }
+      break;
+    case MERGE_SUM:
+      // NaN only when no environment had a value, as for the others
+      if (seen > 0) {
+        tf_metrics_set_int(out, name, (long)sum);
+      } else {
+        tf_metrics_set(out, name, NAN);
       }
       break;
     default:

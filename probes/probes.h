@@ -268,8 +268,9 @@ void tf_probes_free(tf_probe_set* s);
 // merges the metrics of n environments into one row: counts of environments for
 // tunnel.through, tunnel.flythrough and divergence.diverged; all-of for success and other
 // booleans; the worst for peaks and maxima (*.peak_m, *.max, *_max, skipped_teeth,
-// residual_max, depth_min_m) and for tunnel.travel_m (the least); the mean for the rest;
-// texts from the first environment. Adds envs (the count).
+// residual_max, depth_min_m) and for tunnel.travel_m (the least); the sum for the other
+// counts (integer metrics: contacts.overflow, contacts.dropped, solver.capped, ...); the mean
+// for the rest; texts from the first environment. Adds envs (the count).
 void tf_metrics_merge_envs(tf_metrics* out, const tf_metrics* env, int n);
 
 #endif  // TF_PROBES_H

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_exact.h"
+
 cJSON* tf_metrics_to_json(const tf_metrics* m) {
   cJSON* o = cJSON_CreateObject();
   if (!o) return NULL;
@@ -35,8 +37,8 @@ cJSON* tf_metrics_to_json(const tf_metrics* m) {
 char* tf_metrics_json_line(const tf_metrics* m) {
   cJSON* o = tf_metrics_to_json(m);
   if (!o) return NULL;
-  // cJSON prints doubles with %.15g then %.17g when that does not round-trip: exact values
-  char* s = cJSON_PrintUnformatted(o);
+  // cJSON's own printer rounds to 15 digits when that is "close enough": exact digits instead
+  char* s = tf_json_print(o, 0);
   cJSON_Delete(o);
   return s;
 }
@@ -60,19 +62,17 @@ size_t tf_metric_csv_cell(const tf_metric* mi, char* out, size_t n) {
     case TF_METRIC_BOOL:
       w = snprintf(out, n, "%s", mi->value != 0 ? "true" : "false");
       break;
-    case TF_METRIC_INT:
-      w = isfinite(mi->value) ? snprintf(out, n, "%.0f", mi->value) : snprintf(out, n, "%s", "");
-      break;
-    default:
+    default: {
+      // counts and numbers alike: the digits results.jsonl carries, so the files agree
       if (!isfinite(mi->value)) {
         w = snprintf(out, n, "%s", "");
         break;
       }
-      // the shortest of %.15g / %.17g that reads back as the same double: 0.005, not
-      // 0.0050000000000000001, and still exact
-      w = snprintf(out, n, "%.15g", mi->value);
-      if (strtod(out, NULL) != mi->value) w = snprintf(out, n, "%.17g", mi->value);
+      char text[TF_NUMBER_TEXT];
+      tf_number_text(text, mi->value);
+      w = snprintf(out, n, "%s", text);
       break;
+    }
   }
   if (w < 0) w = 0;
   return (size_t)w < n ? (size_t)w : n - 1;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "file_io.h"
+#include "json_exact.h"
 #include "metrics_format.h"
 #include "results_internal.h"
 
@@ -52,62 +53,6 @@ static char* dup_text(const char* s) {
   char* d = malloc(n);
   if (d) memcpy(d, s, n);
   return d;
-}
-
-// ---- columns
-
-int tf_results_reserved(const char* name) {
-  return strcmp(name, "run_id") == 0 || strcmp(name, "command") == 0 ||
-         strcmp(name, "error") == 0 || strcmp(name, "metrics_overflow") == 0;
-}
-
-int tf_results_columns_has(const tf_results_columns* c, const char* name) {
-  for (int i = 0; i < c->n; i++) {
-    if (strcmp(c->name[i], name) == 0) return 1;
-  }
-  return 0;
-}
-
-int tf_results_columns_add(tf_results_columns* c, const char* name) {
-  if (tf_results_columns_has(c, name)) return 0;
-  char** more = realloc(c->name, sizeof(char*) * (size_t)(c->n + 1));
-  if (!more) return -1;
-  c->name = more;
-  if (!(c->name[c->n] = dup_text(name))) return -1;
-  c->n++;
-  return 0;
-}
-
-void tf_results_columns_free(tf_results_columns* c) {
-  for (int i = 0; i < c->n; i++) free(c->name[i]);
-  free(c->name);
-  c->name = NULL;
-  c->n = 0;
-}
-
-int tf_results_columns_build(tf_results_columns* c, const char* const* names, int n,
-                             const char* const* known, int nknown) {
-  c->n = 0;
-  c->name = NULL;
-  int rc = tf_results_columns_add(c, "run_id");
-  // the known parameter columns the row lacks go just before "status": next to the row's own
-  // parameters when the row has the runner's layout, else at the end
-  int status = -1;
-  for (int i = 0; i < n && status < 0; i++) {
-    if (strcmp(names[i], "status") == 0) status = i;
-  }
-  for (int i = 0; i <= n && rc == 0; i++) {
-    if (i == (status >= 0 ? status : n)) {
-      for (int k = 0; k < nknown && rc == 0; k++) {
-        if (!tf_results_reserved(known[k])) rc = tf_results_columns_add(c, known[k]);
-      }
-    }
-    if (i < n && !tf_results_reserved(names[i])) rc = tf_results_columns_add(c, names[i]);
-  }
-  if (rc == 0) rc = tf_results_columns_add(c, "command");
-  if (rc == 0) rc = tf_results_columns_add(c, "error");
-  if (rc) tf_results_columns_free(c);
-  return rc;
 }
 
 // ---- cells
@@ -222,7 +167,7 @@ static char* json_line(const tf_results_row* row, size_t* len) {
     if (row->metrics->overflow > 0) {
       ok = ok && cJSON_AddNumberToObject(o, "metrics_overflow", row->metrics->overflow);
     }
-    if (ok) text = cJSON_PrintUnformatted(o);
+    if (ok) text = tf_json_print(o, 0);  // every digit: the CSV is rebuilt from these
   }
   cJSON_Delete(o);
   cJSON_Delete(m);

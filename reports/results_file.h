@@ -14,7 +14,8 @@
 // metrics in order with the known parameter columns it lacks inserted before "status",
 // command, error. A later row's metric outside that set goes to the JSONL only
 // (tf_results_csv_missing names it), so every CSV row lines up with the header while the sweep
-// runs; tf_results_widen adds those columns once it is over.
+// runs; tf_results_widen adds those columns once it is over, and tf_results_recover when a
+// resumed sweep starts (a killed sweep never got to widen).
 #ifndef TF_RESULTS_FILE_H
 #define TF_RESULTS_FILE_H
 
@@ -67,10 +68,15 @@ typedef struct tf_results_done {
   long dropped_bytes;             // partial last line cut from results.jsonl
   int bad_lines;                  // complete JSONL lines that were not a row (ignored)
   int csv_rebuilt;                // results.csv was rewritten from results.jsonl
+  int csv_added;                  // of its columns, those the old header lacked
 } tf_results_done;
 
 // reads DIR/results.jsonl (missing: nothing done), cuts a partial last line away, and makes
-// DIR/results.csv agree with it (known as for tf_results_open). Returns 0, or -1 with a message
+// DIR/results.csv agree with it (known as for tf_results_open): the same rows, and a column
+// for every key of every row (the old header's columns in place, then the keys it lacked, as
+// tf_results_widen writes them), so the columns of rows written before a crash are never lost
+// to the narrower header the resumed sweep would otherwise keep. Returns 0, or -1 with a
+// message
 int tf_results_recover(const char* dir, const char* const* known, int nknown, tf_results_done* done,
                        char* err, size_t errlen);
 

@@ -12,9 +12,15 @@
 #define TF_RESULTS_HEADER_MAX (1u << 20)       // bytes read to find the CSV header
 #define TF_RESULTS_MAX_FILE ((size_t)1 << 30)  // results.jsonl / .csv read back for --resume
 
+// the CSV's columns (results_columns.c); zero-initialized is empty. A hash index answers
+// tf_results_columns_has in constant time, so collecting the union of many rows' keys, each
+// row with thousands of them, stays linear
 typedef struct tf_results_columns {
   int n;
-  char** name;  // (n) malloc'd
+  char** name;   // (n) malloc'd
+  int* slot;     // (nslot) open addressing over name[0 .. nindexed - 1]: index + 1, 0 empty
+  int nslot;     // a power of two, 0 before the first tf_results_columns_add
+  int nindexed;  // names in the index; names appended to name[] directly are searched in turn
 } tf_results_columns;
 
 // the CSV columns for a first row whose metric names are names (see results_file.h);

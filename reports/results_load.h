@@ -9,6 +9,13 @@
 
 #define TF_RESULTS_SKIP_MAX 32  // skipped lines described one by one; the rest only counted
 
+// what a report reads, so that a file that never ends (a link to /dev/zero, a line gigabytes
+// long, a runaway writer) is an error and not memory without end: a run's row is a few KB
+// (at most TF_METRICS_MAX metrics), a sweep a few thousand rows
+#define TF_RESULTS_LINE_MAX (1 << 20)           // bytes in one line
+#define TF_RESULTS_ROWS_MAX 100000              // rows in the file
+#define TF_RESULTS_BYTES_MAX ((size_t)1 << 30)  // bytes in the file
+
 typedef struct tf_results_skip {
   int line;      // 1-based line number in the file
   char why[96];  // "not valid JSON at column 17", "not a JSON object", ...
@@ -23,9 +30,10 @@ typedef struct tf_results {
   tf_results_skip skip[TF_RESULTS_SKIP_MAX];
 } tf_results;
 
-// reads a JSON-lines file; blank lines are ignored. 0 on success (even with no rows), -1 with
-// a message naming the file when it cannot be opened or read, or memory runs out. r is always
-// left safe to pass to tf_results_free.
+// reads a JSON-lines file; blank lines are ignored, a line holding a NUL byte is skipped. 0 on
+// success (even with no rows), -1 with a one-line message naming the file when it cannot be
+// opened or read, is not a regular file (a FIFO, a device), passes one of the limits above,
+// or memory runs out; then r holds no rows. r is always left safe to pass to tf_results_free.
 int tf_results_load(tf_results* r, const char* path, char* err, size_t errlen);
 void tf_results_free(tf_results* r);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "file_io.h"
+#include "json_exact.h"
 #include "results_file.h"
 #include "results_internal.h"
 
@@ -68,8 +69,7 @@ int tf_results_csv_record(const char* s, size_t n, size_t* pos, tf_results_colum
 
 int tf_results_csv_header(const char* s, size_t n, tf_results_columns* columns) {
   size_t pos = 0;
-  columns->n = 0;
-  columns->name = NULL;
+  memset(columns, 0, sizeof(*columns));
   if (tf_results_csv_record(s, n, &pos, columns, NULL, 0) < 1 ||
       strcmp(columns->name[0], "run_id") != 0) {
     tf_results_columns_free(columns);
@@ -128,10 +128,10 @@ static void json_cell(FILE* f, const char* column, const void* ctx) {
     m.kind = TF_METRIC_BOOL;
     m.value = cJSON_IsTrue(v);
   } else if (cJSON_IsNumber(v)) {
-    m.kind = TF_METRIC_NUMBER;  // a count's digits are the same under %.17g
+    m.kind = TF_METRIC_NUMBER;  // counts and numbers share one format (tf_number_text)
     m.value = v->valuedouble;
   } else {
-    char* text = cJSON_PrintUnformatted(v);  // never written by a sweep; kept, not lost
+    char* text = tf_json_print(v, 0);  // never written by a sweep; kept, not lost
     if (text) tf_results_csv_text(f, text);
     cJSON_free(text);
     return;
@@ -201,8 +201,7 @@ static int rebuild_csv(const char* path, const tf_results_columns* columns, cons
 static int csv_agrees(const char* csv, size_t size, const line_ref* sorted, int nlines,
                       tf_results_columns* columns) {
   size_t pos = 0;
-  columns->n = 0;
-  columns->name = NULL;
+  memset(columns, 0, sizeof(*columns));
   if (size == 0) return nlines == 0;
   if (tf_results_csv_record(csv, size, &pos, columns, NULL, 0) < 1 ||
       strcmp(columns->name[0], "run_id") != 0) {
@@ -311,6 +310,33 @@ static int read_rows(const char* path, int exists, tf_results_done* done, jsonl_
   return 0;
 }
 
+// the header's columns in place, then each key the rows bring that it lacks, in the order
+// they bring them (command and error stay last); *added: how many. 0, or -1 when out of memory
+static int union_columns(const tf_results_columns* header, const jsonl_rows* rows,
+                         tf_results_columns* out, int* added) {
+  tf_results_columns names = {0};
+  memset(out, 0, sizeof(*out));
+  *added = 0;
+  int rc = 0;
+  for (int i = 0; i < header->n && rc == 0; i++) {
+    if (!tf_results_reserved(header->name[i])) rc = tf_results_columns_add(&names, header->name[i]);
+  }
+  for (int i = 0; i < rows->n && rc == 0; i++) {
+    cJSON* o = cJSON_ParseWithLength(rows->text + rows->line[i].at, rows->line[i].len);
+    for (const cJSON* item = o ? o->child : NULL; item && rc == 0; item = item->next) {
+      if (tf_results_reserved(item->string) || tf_results_columns_has(&names, item->string)) {
+        continue;
+      }
+      rc = tf_results_columns_add(&names, item->string);
+      (*added)++;
+    }
+    cJSON_Delete(o);
+  }
+  if (rc == 0) rc = tf_results_columns_build(out, (const char* const*)names.name, names.n, NULL, 0);
+  tf_results_columns_free(&names);
+  return rc;
+}
+
 int tf_results_recover(const char* dir, const char* const* known, int nknown, tf_results_done* done,
                        char* err, size_t errlen) {
   memset(done, 0, sizeof(*done));
@@ -347,22 +373,33 @@ int tf_results_recover(const char* dir, const char* const* known, int nknown, tf
     rc = tf_file_read(&csv, &csvlen, csv_path, TF_RESULTS_MAX_FILE, err, errlen);
   }
   if (rc == 0) {
-    tf_results_columns columns;
-    if (!csv_agrees((const char*)csv, csv ? csvlen : 0, sorted, nlines, &columns)) {
-      if (nlines == 0) {
-        // no rows: an empty CSV (the first appended row writes the header)
-        if (truncate(csv_path, 0) != 0 && errno != ENOENT) {
-          rc = tf_results_fail(err, errlen, "%s: %s", csv_path, strerror(errno));
-        }
-      } else {
-        if (columns.n == 0 &&
-            columns_from_jsonl(text, lines, nlines, known, nknown, &columns) != 0) {
-          rc = tf_results_fail(err, errlen, "%s: out of memory", csv_path);
-        }
-        if (rc == 0) rc = rebuild_csv(csv_path, &columns, text, lines, nlines, err, errlen);
+    tf_results_columns columns, wide = {0};
+    int agree = csv_agrees((const char*)csv, csv ? csvlen : 0, sorted, nlines, &columns);
+    if (!agree && nlines == 0) {
+      // no rows: an empty CSV (the first appended row writes the header)
+      if (truncate(csv_path, 0) != 0 && errno != ENOENT) {
+        rc = tf_results_fail(err, errlen, "%s: %s", csv_path, strerror(errno));
       }
-      done->csv_rebuilt = rc == 0 && (nlines > 0 || csvlen > 0);
+      done->csv_rebuilt = rc == 0 && csvlen > 0;
+    } else if (nlines > 0) {
+      if (columns.n == 0 && columns_from_jsonl(text, lines, nlines, known, nknown, &columns) != 0) {
+        rc = tf_results_fail(err, errlen, "%s: out of memory", csv_path);
+      }
+      // a CSV that holds every row may still lack the metrics of rows that came after its
+      // header was fixed (another task's, the sweep killed before tf_results_widen): the
+      // resumed sweep would keep that header, and the table its gap, for good. The JSONL is
+      // the record: the CSV gets the union of its rows' keys
+      int added = 0;
+      if (rc == 0 && union_columns(&columns, &rows, &wide, &added) != 0) {
+        rc = tf_results_fail(err, errlen, "%s: out of memory", csv_path);
+      }
+      if (rc == 0 && (!agree || added > 0)) {
+        rc = rebuild_csv(csv_path, added > 0 ? &wide : &columns, text, lines, nlines, err, errlen);
+        done->csv_rebuilt = rc == 0;
+        done->csv_added = rc == 0 ? added : 0;
+      }
     }
+    tf_results_columns_free(&wide);
     tf_results_columns_free(&columns);
   }
   // the finished ids: sorted, unique
@@ -410,40 +447,19 @@ int tf_results_widen(const char* dir, int* added, char* err, size_t errlen) {
     free_rows(&rows);
     return -1;
   }
-  tf_results_columns header, names = {0, NULL}, columns = {0, NULL};
+  tf_results_columns header, columns = {0};
   int rc = 0;
   if (tf_results_csv_header((const char*)csv, csvlen, &header)) {
     free(csv);
     free_rows(&rows);
     return tf_results_fail(err, errlen, "%s: not a results file of tightfit sweep", csv_path);
   }
-  // the header's own columns in place, then every new key in the order rows bring them
-  for (int i = 0; i < header.n && rc == 0; i++) {
-    if (!tf_results_reserved(header.name[i])) rc = tf_results_columns_add(&names, header.name[i]);
-  }
-  for (int i = 0; i < rows.n && rc == 0; i++) {
-    cJSON* o = cJSON_ParseWithLength(rows.text + rows.line[i].at, rows.line[i].len);
-    for (const cJSON* item = o ? o->child : NULL; item && rc == 0; item = item->next) {
-      if (tf_results_reserved(item->string) || tf_results_columns_has(&names, item->string)) {
-        continue;
-      }
-      rc = tf_results_columns_add(&names, item->string);
-      (*added)++;
-    }
-    cJSON_Delete(o);
-  }
-  if (rc == 0 && *added > 0) {
-    rc = tf_results_columns_build(&columns, (const char* const*)names.name, names.n, NULL, 0);
-    if (rc == 0) {
-      rc = rebuild_csv(csv_path, &columns, rows.text, rows.line, rows.n, err, errlen);
-    } else {
-      tf_results_fail(err, errlen, "%s: out of memory", csv_path);
-    }
-  } else if (rc) {
-    tf_results_fail(err, errlen, "%s: out of memory", csv_path);
+  if (union_columns(&header, &rows, &columns, added) != 0) {
+    rc = tf_results_fail(err, errlen, "%s: out of memory", csv_path);
+  } else if (*added > 0) {
+    rc = rebuild_csv(csv_path, &columns, rows.text, rows.line, rows.n, err, errlen);
   }
   tf_results_columns_free(&columns);
-  tf_results_columns_free(&names);
   tf_results_columns_free(&header);
   free(csv);
   free_rows(&rows);

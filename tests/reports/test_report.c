@@ -379,6 +379,36 @@ static void test_report_only_corrupt_lines(void** state) {
   fixture_remove(dir);
 }
 
+// a results.jsonl that never ends (a link to /dev/zero, one line too long to hold): a one-line
+// error naming it, and the report already there left as it was
+static void test_report_endless_results(void** state) {
+  (void)state;
+  for (int variant = 0; variant < 2; variant++) {
+    char dir[64], err[512] = "", path[128], results[128];
+    make_dir_with(dir, NULL);
+    snprintf(results, sizeof results, "%s/results.jsonl", dir);
+    if (variant == 0) {
+      assert_int_equal(symlink("/dev/zero", results), 0);
+    } else {
+      assert_int_equal(fixture_write(dir, "results.jsonl", "{\"run_id\":\"a\"}\n{"), 0);
+      assert_int_equal(truncate(results, 64 << 20), 0);  // 64 MiB of NUL bytes, no newline
+    }
+    assert_int_equal(fixture_write(dir, "report.html", "the previous report"), 0);
+    alarm(30);  // a loader that reads on would fail here, not stall the suite
+    assert_int_equal(tf_report_write(dir, err, sizeof err), -1);
+    alarm(0);
+    assert_non_null(strstr(err, results));
+    assert_null(strchr(err, '\n'));
+    assert_non_null(strstr(err, variant == 0 ? "not a regular file" : "over 1048576 bytes"));
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char* html = fixture_read(path);
+    assert_non_null(html);
+    assert_string_equal(html, "the previous report");
+    free(html);
+    fixture_remove(dir);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_report_draws_every_plot),
@@ -396,6 +426,7 @@ int main(void) {
       cmocka_unit_test(test_report_missing_results),
       cmocka_unit_test(test_report_empty_results),
       cmocka_unit_test(test_report_only_corrupt_lines),
+      cmocka_unit_test(test_report_endless_results),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -546,6 +546,149 @@ static void test_resume_rebuild_after_failed_rows(void** state) {
   remove_dir(dir);
 }
 
+// a sweep of two tasks killed (kill -9) before it could widen the CSV: the rows of the second
+// task sit in the CSV without their metrics. The resumed sweep may add only rows of the first
+// task (nothing it appends is missing a column, so it never widens): recovery must widen the
+// CSV to the union of the JSONL's keys, or the table lacks those columns for good
+static void test_resume_widens_to_every_row(void** state) {
+  (void)state;
+  char* dir = make_dir();
+  tf_results_file* f = open_results(dir);
+  tf_metrics a, b;
+  row_metrics(&a, 0.001, 0, 50);
+  append(f, "a1", "cmd a1", NULL, &a);
+  row_metrics(&b, 0.002, 1, 100);
+  tf_metrics_set_text(&b, "task", "gears");
+  tf_metrics_set(&b, "gears.slip", 0.25);
+  tf_metrics_set_int(&b, "gears.skipped", 2);
+  append(f, "b1", "cmd b1", NULL, &b);
+  // killed: no tf_results_close, no tf_results_widen (the descriptors die with the process)
+  tf_results_file* killed = f;
+  (void)killed;
+  char* narrow = slurp(dir, "results.csv");
+  assert_null(strstr(narrow, "gears.slip"));
+  free(narrow);
+
+  tf_results_done done = recover(dir);
+  assert_int_equal(done.n, 2);
+  assert_int_equal(done.csv_rebuilt, 1);
+  assert_int_equal(done.csv_added, 2);
+  tf_results_done_free(&done);
+  const char* wide =
+      "run_id,task,dt,seed,clearance_um,backlash_mm,status,success,overlap.peak_m,gears.slip,"
+      "gears.skipped,command,error\n"
+      "a1,peg,0.001,0,50,,ok,true,1.5e-06,,,cmd a1,\n"
+      "b1,gears,0.002,1,100,,ok,false,,0.25,2,cmd b1,\n";
+  char* csv = slurp(dir, "results.csv");
+  assert_string_equal(csv, wide);
+  free(csv);
+
+  // the resumed sweep appends a row of the first task under the wide header, and needs no
+  // widening at its end
+  tf_results_file* g = open_results(dir);
+  row_metrics(&a, 0.001, 2, 150);
+  append(g, "a2", "cmd a2", NULL, &a);
+  const char* first = NULL;
+  assert_int_equal(tf_results_csv_missing(g, &first), 0);
+  close_results(g);
+  csv = slurp(dir, "results.csv");
+  assert_non_null(strstr(csv, wide));
+  assert_non_null(strstr(csv, "a2,peg,0.001,2,150,,ok,true,4.5e-06,,,cmd a2,\n"));
+  free(csv);
+  // and a second recovery has nothing to do
+  done = recover(dir);
+  assert_int_equal(done.n, 3);
+  assert_int_equal(done.csv_rebuilt, 0);
+  assert_int_equal(done.csv_added, 0);
+  tf_results_done_free(&done);
+  tf_results_close(killed, NULL, 0);
+  remove_dir(dir);
+}
+
+// numbers that 15 digits do not hold (0.1 + 0.2, 1/3, the seed 2^53 - 1) go to the JSONL and
+// the CSV with the same digits, read back as the same doubles, and survive a CSV rebuilt from
+// the JSONL unchanged
+static void test_numbers_exact(void** state) {
+  (void)state;
+  char* dir = make_dir();
+  tf_results_file* f = open_results(dir);
+  tf_metrics m;
+  row_metrics(&m, 0.1 + 0.2, 9007199254740991L, 1.0 / 3.0);
+  tf_metrics_set(&m, "x.small", 5e-324);
+  tf_metrics_set(&m, "x.big", 1.7976931348623157e308);
+  tf_metrics_set(&m, "x.neg", -2.0 / 3.0);
+  tf_metrics_set(&m, "x.round", 0.005);
+  tf_metrics_set(&m, "x.count", 1e16);
+  tf_metrics_set(&m, "x.nan", NAN);
+  tf_metrics_set(&m, "x.inf", INFINITY);
+  append(f, "aaaa", "cmd", NULL, &m);
+  close_results(f);
+  char* jsonl = slurp(dir, "results.jsonl");
+  char* csv = slurp(dir, "results.csv");
+  assert_non_null(strstr(jsonl, "\"dt\":0.30000000000000004,"));
+  assert_non_null(strstr(jsonl, "\"seed\":9007199254740991,"));
+  assert_non_null(strstr(jsonl, "\"clearance_um\":0.3333333333333333,"));
+  assert_non_null(strstr(jsonl, "\"x.round\":0.005,"));
+  assert_non_null(strstr(jsonl, "\"x.count\":10000000000000000,"));
+  assert_non_null(strstr(jsonl, "\"x.nan\":null,\"x.inf\":null"));
+  assert_non_null(strstr(csv, ",0.30000000000000004,9007199254740991,0.3333333333333333,"));
+  // every number reads back as the same bits from either file
+  cJSON* o = cJSON_Parse(jsonl);
+  assert_non_null(o);
+  tf_results_columns header = {0}, cells = {0};
+  size_t pos = 0, n = strlen(csv);
+  assert_true(tf_results_csv_record(csv, n, &pos, &header, NULL, 0) > 0);
+  assert_int_equal(tf_results_csv_record(csv, n, &pos, &cells, NULL, 0), header.n);
+  for (int i = 0; i < m.n; i++) {
+    const tf_metric* mi = &m.item[i];
+    if (mi->kind != TF_METRIC_NUMBER && mi->kind != TF_METRIC_INT) continue;
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, mi->name);
+    int column = -1;
+    for (int k = 0; k < header.n; k++) {
+      if (strcmp(header.name[k], mi->name) == 0) column = k;
+    }
+    assert_true(column >= 0);
+    if (!isfinite(mi->value)) {
+      assert_true(cJSON_IsNull(v));
+      assert_string_equal(cells.name[column], "");
+      continue;
+    }
+    assert_true(cJSON_IsNumber(v));
+    if (memcmp(&v->valuedouble, &mi->value, sizeof(double)) != 0 ||
+        strtod(cells.name[column], NULL) != mi->value) {
+      fail_msg("%s: %.17g wrote %.17g / %s", mi->name, mi->value, v->valuedouble,
+               cells.name[column]);
+    }
+    // integers (seeds, counts) as integers, never with an exponent
+    if (mi->value == floor(mi->value) && fabs(mi->value) < 1e17) {
+      assert_null(strpbrk(cells.name[column], "eE."));
+    }
+  }
+  cJSON_Delete(o);
+  tf_results_columns_free(&header);
+  tf_results_columns_free(&cells);
+  // a CSV rebuilt from the JSONL is the one appending wrote, byte for byte
+  char path[256];
+  path_of(path, sizeof(path), dir, "results.csv");
+  unlink(path);
+  tf_results_done done = recover(dir);
+  assert_int_equal(done.csv_rebuilt, 1);
+  tf_results_done_free(&done);
+  char* rebuilt = slurp(dir, "results.csv");
+  assert_string_equal(rebuilt, csv);
+  free(rebuilt);
+  // and so is `tightfit run --json`'s line, digit for digit the JSONL's numbers
+  char* line = tf_metrics_json_line(&m);
+  assert_non_null(line);
+  assert_non_null(strstr(line, "\"dt\":0.30000000000000004,\"seed\":9007199254740991,"));
+  line[strlen(line) - 1] = 0;                // the JSONL row goes on with command
+  assert_non_null(strstr(jsonl, line + 1));  // after its run_id, the same text
+  free(line);
+  free(jsonl);
+  free(csv);
+  remove_dir(dir);
+}
+
 static void test_resume_odd_files(void** state) {
   (void)state;
   char* dir = make_dir();
@@ -596,6 +739,8 @@ int main(void) {
       cmocka_unit_test(test_resume_missing_newline),
       cmocka_unit_test(test_resume_rebuilds_csv),
       cmocka_unit_test(test_resume_rebuild_after_failed_rows),
+      cmocka_unit_test(test_resume_widens_to_every_row),
+      cmocka_unit_test(test_numbers_exact),
       cmocka_unit_test(test_resume_odd_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
