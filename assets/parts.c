@@ -45,15 +45,18 @@ static int choice_index(const char* choices, const char* value) {
   return -1;
 }
 
-// a comma-separated list of at most max numbers in [lo, hi]; returns the count or -1. Only
-// the first nout numbers go to out (it holds nout), whatever max allows
-static int parse_list(const char* text, double lo, double hi, int max, double* out, int nout) {
+// a comma-separated list of at most max numbers in [lo, hi] (whole numbers when whole);
+// returns the count or -1. Only the first nout numbers go to out (it holds nout), whatever
+// max allows
+static int parse_list(const char* text, double lo, double hi, int max, int whole, double* out,
+                      int nout) {
   int n = 0;
   const char* c = text;
   while (1) {
     char* end = NULL;
     double x = strtod(c, &end);
     if (end == c || !isfinite(x) || x < lo || x > hi || n >= max) return -1;
+    if (whole && x != floor(x)) return -1;
     if (out && n < nout) out[n] = x;
     n++;
     if (*end == 0) return n;
@@ -67,7 +70,7 @@ int tf_param_parse(const char* what, const char* owner, const tf_param_spec* par
   for (int i = 0; i < nparam; i++) {
     double first = params[i].value;
     if (params[i].list > 0 && params[i].list_default) {
-      parse_list(params[i].list_default, params[i].lo, params[i].hi, params[i].list, &first, 1);
+      parse_list(params[i].list_default, params[i].lo, params[i].hi, params[i].list, 0, &first, 1);
     }
     values[i] = first;
   }
@@ -98,10 +101,16 @@ int tf_param_parse(const char* what, const char* owner, const tf_param_spec* par
       continue;
     }
     if (spec->list > 0) {
+      // the count and whole-ness too, so that a list the task cannot build is refused here,
+      // before anything runs, and not by the task's build half way through a sweep
       double first = 0;
-      if (parse_list(text, spec->lo, spec->hi, spec->list, &first, 1) < 0) {
-        snprintf(err, errlen, "%s '%s': %s needs a list of 1 to %d numbers in [%g, %g], got '%s'",
-                 what, owner, spec->key, spec->list, spec->lo, spec->hi, text);
+      int lo_count = spec->list_min > 1 ? spec->list_min : 1;
+      int n = parse_list(text, spec->lo, spec->hi, spec->list, spec->whole, &first, 1);
+      if (n < lo_count) {
+        snprintf(err, errlen,
+                 "%s '%s': %s needs a list of %d to %d %snumbers in [%g, %g], got '%s'", what,
+                 owner, spec->key, lo_count, spec->list, spec->whole ? "whole " : "", spec->lo,
+                 spec->hi, text);
         return -1;
       }
       values[found] = first;
@@ -134,7 +143,7 @@ int tf_param_list(const tf_param_spec* spec, const tf_kv* kv, int nkv, double* o
     return 1;
   }
   int limit = spec->list < max ? spec->list : max;
-  return parse_list(text, spec->lo, spec->hi, limit > 0 ? limit : 1, out, max);
+  return parse_list(text, spec->lo, spec->hi, limit > 0 ? limit : 1, 0, out, max);
 }
 
 int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* values, char* err,

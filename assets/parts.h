@@ -42,6 +42,8 @@ typedef struct tf_param_spec {
                              // [lo, hi]; its parsed value is the first entry (tf_param_list
                              // gives them all)
   const char* list_default;  // the default list ("60,40,60"); NULL: just `value`
+  int list_min;              // a list parameter's fewest numbers (0: 1)
+  int whole;                 // 1: every number must be a whole number (tooth counts)
 } tf_param_spec;
 
 typedef struct tf_part_info {

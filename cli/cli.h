@@ -18,13 +18,26 @@ int tf_cmd_report(int argc, char** argv);
 
 // writes the top-level usage to f
 void tf_cli_usage(FILE* f);
+// writes one command's usage to f; -1 for an unknown command
+int tf_cli_help(const char* command, FILE* f);
+// 1 when --help or -h is among the arguments
+int tf_cli_wants_help(int argc, char** argv);
 
 // parses a finite number in [lo, hi]; on failure prints "tightfit: OPTION ..." and returns -1
 int tf_cli_parse_number(const char* option, const char* text, double lo, double hi, double* out);
 
+// the same without a message: 0, or -1 when text is not a finite number in [lo, hi]
+int tf_cli_number(const char* text, double lo, double hi, double* out);
+
+// a whole number in [lo, hi]; on failure prints ONE line "tightfit COMMAND: OPTION needs a
+// whole number in [lo, hi], got 'TEXT'" and returns -1
+int tf_cli_parse_whole(const char* command, const char* option, const char* text, double lo,
+                       double hi, double* out);
+
 // parses `run --task` options (argv's --set values are split in place); -1 after printing
-// "tightfit run: ..." on a bad option
+// one line "tightfit COMMAND: ..." on a bad option (COMMAND: "run" or "video")
 struct tf_run_options;
-int tf_cli_parse_run_options(int argc, char** argv, struct tf_run_options* o, int* json);
+int tf_cli_parse_run_options(const char* command, int argc, char** argv, struct tf_run_options* o,
+                             int* json);
 
 #endif  // TF_CLI_H

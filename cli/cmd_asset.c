@@ -2,6 +2,7 @@
 // ranges and units; `export PART [--set key=value ...] --out FILE.obj|FILE.stl` writes its
 // watertight mesh (atomically: a failed export leaves no file).
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "cli.h"
 #include "mesh_io.h"
 #include "parts.h"
+#include "json_exact.h"
 
 enum { MAX_SETS = 64 };
 
@@ -54,7 +56,7 @@ static int list_parts(int json) {
     }
     cJSON_AddItemToArray(root, o);
   }
-  char* text = cJSON_PrintUnformatted(root);
+  char* text = tf_json_print(root, 0);
   if (text) printf("%s\n", text);
   free(text);
   cJSON_Delete(root);
@@ -65,6 +67,28 @@ static int list_parts(int json) {
 static int has_extension(const char* path, const char* ext) {
   size_t n = strlen(path), e = strlen(ext);
   return n > e && strcasecmp(path + n - e, ext) == 0;
+}
+
+// the --json line, built by cJSON so that any path (quotes, backslashes, control bytes) is a
+// valid JSON string; the errors keep %.6g digits as before
+static int print_export_json(const char* part, const char* out, const tf_part_geometry* g) {
+  cJSON* o = cJSON_CreateObject();
+  if (!o) return -1;
+  char chord[32], bound[32];
+  snprintf(chord, sizeof(chord), isfinite(g->chord_error) ? "%.6g" : "null", g->chord_error);
+  snprintf(bound, sizeof(bound), isfinite(g->error_bound) ? "%.6g" : "null", g->error_bound);
+  cJSON_AddStringToObject(o, "part", part);
+  cJSON_AddStringToObject(o, "out", out);
+  cJSON_AddNumberToObject(o, "vertices", g->nvert);
+  cJSON_AddNumberToObject(o, "triangles", g->nface);
+  cJSON_AddRawToObject(o, "chord_error_m", chord);
+  cJSON_AddRawToObject(o, "sdf_error_bound_m", bound);
+  char* text = tf_json_print(o, 0);
+  cJSON_Delete(o);
+  if (!text) return -1;
+  printf("%s\n", text);
+  cJSON_free(text);
+  return 0;
 }
 
 static int export_part(int argc, char** argv) {
@@ -96,14 +120,17 @@ static int export_part(int argc, char** argv) {
     } else if (argv[i][0] != '-' && !part) {
       part = argv[i];
     } else {
-      fprintf(stderr, "tightfit asset export: unknown option or missing value '%s'\n", argv[i]);
-      tf_cli_usage(stderr);
+      fprintf(stderr,
+              "tightfit asset export: unknown option or missing value '%s' (see tightfit asset "
+              "--help)\n",
+              argv[i]);
       goto done;
     }
   }
   if (!part || !out) {
-    fprintf(stderr, "tightfit asset export: needs PART and --out FILE.obj|FILE.stl\n");
-    tf_cli_usage(stderr);
+    fprintf(stderr,
+            "tightfit asset export: needs PART and --out FILE.obj|FILE.stl (see tightfit asset "
+            "--help)\n");
     goto done;
   }
   int stl = has_extension(out, ".stl");
@@ -125,10 +152,10 @@ static int export_part(int argc, char** argv) {
   } else {
     status = TF_EXIT_OK;
     if (json) {
-      printf(
-          "{\"part\":\"%s\",\"out\":\"%s\",\"vertices\":%d,\"triangles\":%d,"
-          "\"chord_error_m\":%.6g,\"sdf_error_bound_m\":%.6g}\n",
-          part, out, g.nvert, g.nface, g.chord_error, g.error_bound);
+      if (print_export_json(part, out, &g)) {
+        fprintf(stderr, "tightfit asset export: out of memory\n");
+        status = TF_EXIT_FAIL;
+      }
     } else {
       printf("%s: %d vertices, %d triangles, chord error %.3g m -> %s\n", part, g.nvert, g.nface,
              g.chord_error, out);
@@ -144,13 +171,15 @@ int tf_cmd_asset(int argc, char** argv) {
   if (argc >= 1 && strcmp(argv[0], "list") == 0) {
     int json = argc >= 2 && strcmp(argv[1], "--json") == 0;
     if (argc > 2 || (argc == 2 && !json)) {
-      fprintf(stderr, "tightfit asset list: unknown option '%s'\n", argv[argc - 1]);
+      fprintf(stderr, "tightfit asset list: unknown option '%s' (see tightfit asset --help)\n",
+              argv[argc - 1]);
       return TF_EXIT_USAGE;
     }
     return list_parts(json);
   }
   if (argc >= 1 && strcmp(argv[0], "export") == 0) return export_part(argc - 1, argv + 1);
-  fprintf(stderr, "tightfit asset: expected 'list' or 'export', got '%s'\n", argc ? argv[0] : "");
-  tf_cli_usage(stderr);
+  fprintf(stderr,
+          "tightfit asset: expected 'list' or 'export', got '%s' (see tightfit asset --help)\n",
+          argc ? argv[0] : "");
   return TF_EXIT_USAGE;
 }

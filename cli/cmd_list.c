@@ -10,6 +10,7 @@
 #include "task.h"
 #include "task_gates.h"
 #include "tightfit.h"
+#include "json_exact.h"
 
 static const char* const joint_names[TF_JOINT_NTYPE] = {"free", "ball", "hinge", "slide"};
 static const char* const actuator_names[TF_ACT_NTYPE] = {"motor", "position", "velocity"};
@@ -60,8 +61,7 @@ int tf_cmd_list(int argc, char** argv) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
     } else {
-      fprintf(stderr, "tightfit list: unknown option '%s'\n", argv[i]);
-      tf_cli_usage(stderr);
+      fprintf(stderr, "tightfit list: unknown option '%s' (see tightfit list --help)\n", argv[i]);
       return TF_EXIT_USAGE;
     }
   }
@@ -162,7 +162,7 @@ int tf_cmd_list(int argc, char** argv) {
   }
   cJSON_AddItemToObject(root, "joints", cJSON_CreateStringArray(joint_names, TF_JOINT_NTYPE));
   cJSON_AddItemToObject(root, "actuators", cJSON_CreateStringArray(actuator_names, TF_ACT_NTYPE));
-  char* text = cJSON_PrintUnformatted(root);
+  char* text = tf_json_print(root, 0);
   int status = text ? TF_EXIT_OK : TF_EXIT_FAIL;
   if (text) printf("%s\n", text);
   free(text);

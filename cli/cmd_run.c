@@ -9,12 +9,12 @@
 #include "cli.h"
 #include "scenes.h"
 #include "tightfit.h"
+#include "json_exact.h"
 
 static void usage_error(const char* fmt, const char* arg) {
   fprintf(stderr, "tightfit run: ");
   fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n");
-  tf_cli_usage(stderr);
+  fprintf(stderr, " (see tightfit run --help)\n");
 }
 
 static void list_scenes(FILE* f) {
@@ -133,7 +133,7 @@ int tf_cmd_run(int argc, char** argv) {
   cJSON* o = result_json(scene, dt, duration, integrator, &result);
   int status = result.diverged ? TF_EXIT_FAIL : TF_EXIT_OK;
   if (json) {
-    char* text = cJSON_PrintUnformatted(o);
+    char* text = tf_json_print(o, 0);
     if (text) {
       printf("%s\n", text);
     } else {

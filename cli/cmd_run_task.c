@@ -11,14 +11,15 @@
 #include "metrics_format.h"
 #include "task.h"
 
-static int fail_usage(const char* fmt, const char* arg) {
-  fprintf(stderr, "tightfit run: ");
+static int fail_usage(const char* command, const char* fmt, const char* arg) {
+  fprintf(stderr, "tightfit %s: ", command);
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\n");
   return -1;
 }
 
-int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json) {
+int tf_cli_parse_run_options(const char* command, int argc, char** argv, tf_run_options* o,
+                             int* json) {
   tf_run_options_default(o);
   *json = 0;
   const char* controller = NULL;
@@ -36,8 +37,8 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
     for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
       known |= strcmp(opt, with_value[k]) == 0;
     }
-    if (!known) return fail_usage("unknown option '%s' (see tightfit --help)", opt);
-    if (i + 1 >= argc) return fail_usage("%s needs a value", opt);
+    if (!known) return fail_usage(command, "unknown option '%s' (see tightfit run --help)", opt);
+    if (i + 1 >= argc) return fail_usage(command, "%s needs a value", opt);
     const char* value = argv[++i];
     double x;
     if (strcmp(opt, "--task") == 0) {
@@ -48,64 +49,55 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
       } else if (strcmp(value, "robot") == 0) {
         o->mode = TF_MODE_ROBOT;
       } else {
-        return fail_usage("unknown mode '%s' (valid: rig, robot)", value);
+        return fail_usage(command, "unknown mode '%s' (valid: rig, robot)", value);
       }
     } else if (strcmp(opt, "--controller") == 0) {
       controller = value;
     } else if (strcmp(opt, "--solver") == 0) {
       int s = tf_solver_from_name(value);
       if (s < 0) {
-        return fail_usage("unknown solver '%s' (valid: pgs, newton, al, admm, fbnewton)", value);
+        return fail_usage(command, "unknown solver '%s' (valid: pgs, newton, al, admm, fbnewton)",
+                          value);
       }
       o->physics.solver = (tf_solver_type)s;
     } else if (strcmp(opt, "--dt") == 0) {
       if (tf_cli_parse_number("--dt", value, 1e-7, 1.0, &x)) return -1;
       o->physics.dt = x;
     } else if (strcmp(opt, "--substeps") == 0) {
-      if (tf_cli_parse_number("--substeps", value, 1, 1000, &x) || x != floor(x)) {
-        return fail_usage("--substeps needs a whole number in [1, 1000], got '%s'", value);
-      }
+      if (tf_cli_parse_whole(command, "--substeps", value, 1, 1000, &x)) return -1;
       o->physics.substeps = (int)x;
     } else if (strcmp(opt, "--duration") == 0) {
       if (tf_cli_parse_number("--duration", value, 1e-6, 3600, &x)) return -1;
       o->duration = x;
     } else if (strcmp(opt, "--envs") == 0) {
-      if (tf_cli_parse_number("--envs", value, 1, 256, &x) || x != floor(x)) {
-        return fail_usage("--envs needs a whole number in [1, 256], got '%s'", value);
-      }
+      if (tf_cli_parse_whole(command, "--envs", value, 1, 256, &x)) return -1;
       o->envs = (int)x;
     } else if (strcmp(opt, "--threads") == 0) {
       // one line whatever is wrong with it: not a number, not whole, out of range
       char* end = NULL;
       long n = strtol(value, &end, 10);
       if (end == value || *end || n < 1 || n > TF_TASK_MAX_THREADS) {
-        fprintf(stderr, "tightfit run: --threads needs a whole number in [1, %d], got '%s'\n",
-                TF_TASK_MAX_THREADS, value);
+        fprintf(stderr, "tightfit %s: --threads needs a whole number in [1, %d], got '%s'\n",
+                command, TF_TASK_MAX_THREADS, value);
         return -1;
       }
       o->threads = (int)n;
     } else if (strcmp(opt, "--seed") == 0) {
-      if (tf_cli_parse_number("--seed", value, 0, 9007199254740992.0, &x) || x != floor(x)) {
-        return fail_usage("--seed needs a whole number >= 0, got '%s'", value);
-      }
+      if (tf_cli_parse_whole(command, "--seed", value, 0, 9007199254740992.0, &x)) return -1;
       o->seed = (uint64_t)x;
     } else if (strcmp(opt, "--iterations") == 0) {
-      if (tf_cli_parse_number("--iterations", value, 0, 100000, &x) || x != floor(x)) {
-        return fail_usage("--iterations needs a whole number in [0, 100000], got '%s'", value);
-      }
+      if (tf_cli_parse_whole(command, "--iterations", value, 0, 100000, &x)) return -1;
       o->physics.iterations = (int)x;
     } else if (strcmp(opt, "--relinearize") == 0) {
-      if (tf_cli_parse_number("--relinearize", value, 0, 100, &x) || x != floor(x)) {
-        return fail_usage("--relinearize needs a whole number in [0, 100], got '%s'", value);
-      }
+      if (tf_cli_parse_whole(command, "--relinearize", value, 0, 100, &x)) return -1;
       o->physics.relinearize = (int)x;
     } else if (strcmp(opt, "--persist-tol") == 0) {
       if (tf_cli_parse_number("--persist-tol", value, 0, 1e-3, &x)) return -1;
       o->physics.persist_tol = x;
     } else {  // --set key=value
       const char* eq = strchr(value, '=');
-      if (!eq || eq == value) return fail_usage("--set needs key=value, got '%s'", value);
-      if (o->nset >= TF_TASK_MAX_SET) return fail_usage("%s", "too many --set options");
+      if (!eq || eq == value) return fail_usage(command, "--set needs key=value, got '%s'", value);
+      if (o->nset >= TF_TASK_MAX_SET) return fail_usage(command, "%s", "too many --set options");
       // the key is cut out of argv in place: argv outlives the run
       char* key = (char*)value;
       key[eq - value] = 0;
@@ -114,12 +106,13 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
       o->nset++;
     }
   }
-  if (!o->task) return fail_usage("%s", "--task is required");
+  if (!o->task) return fail_usage(command, "%s", "--task is required");
   if (controller) {
     // robot mode's `controller` task parameter (so sweeps grid over it like any other key);
     // the task's schema checks the name
-    if (o->mode != TF_MODE_ROBOT) return fail_usage("%s", "--controller needs --mode robot");
-    if (o->nset >= TF_TASK_MAX_SET) return fail_usage("%s", "too many --set options");
+    if (o->mode != TF_MODE_ROBOT)
+      return fail_usage(command, "%s", "--controller needs --mode robot");
+    if (o->nset >= TF_TASK_MAX_SET) return fail_usage(command, "%s", "too many --set options");
     o->set[o->nset].key = "controller";
     o->set[o->nset].value = controller;
     o->nset++;
@@ -130,7 +123,7 @@ int tf_cli_parse_run_options(int argc, char** argv, tf_run_options* o, int* json
 int tf_cmd_run_task(int argc, char** argv) {
   tf_run_options o;
   int json;
-  if (tf_cli_parse_run_options(argc, argv, &o, &json)) return TF_EXIT_USAGE;
+  if (tf_cli_parse_run_options("run", argc, argv, &o, &json)) return TF_EXIT_USAGE;
   tf_metrics* row = malloc(sizeof(tf_metrics));
   if (!row) {
     fprintf(stderr, "tightfit run: out of memory\n");

@@ -26,8 +26,10 @@
 #include "report.h"
 #include "results_file.h"
 #include "sweep_config.h"
+#include "sweep_lock.h"
 #include "sweep_video.h"
 #include "task.h"
+#include "json_exact.h"
 
 #define MAX_JOBS 1024
 #define EXIT_INTERRUPTED 130  // the shell's code for a command ended by Ctrl-C (128 + SIGINT)
@@ -80,24 +82,6 @@ static int usage_error(const char* fmt, const char* arg) {
   return TF_EXIT_USAGE;
 }
 
-static void sweep_help(FILE* f) {
-  fprintf(
-      f,
-      "usage: tightfit sweep CONFIG.json --out DIR [--jobs N] [--resume] [--force]\n"
-      "\n"
-      "Runs every combination of a JSON grid and writes one row per run to DIR/results.csv\n"
-      "and DIR/results.jsonl, then DIR/report.html. CONFIG.json:\n"
-      "  {\"task\": \"gears\" or [\"peg\", \"gears\"], \"mode\": \"rig\", \"duration\": 1.0,\n"
-      "   \"envs\": 4, \"seeds\": [1, 2] or 3,\n"
-      "   \"grid\": {\"solver\": [\"al\", \"pgs\"], \"dt\": [0.001, 0.01], \"substeps\": [1, 4],\n"
-      "            \"iterations\": [50], \"<task parameter>\": [...]},\n"
-      "   \"set\": {\"<task parameter>\": value}, \"video\": {...}}\n"
-      "\n"
-      "  --jobs N   runs at once (default: one per core)\n"
-      "  --resume   continue the sweep in DIR: skip the runs results.jsonl already has\n"
-      "  --force    start over in DIR: delete its results files first\n");
-}
-
 static int parse_args(int argc, char** argv, sweep_args* a) {
   memset(a, 0, sizeof(*a));
   for (int i = 0; i < argc; i++) {
@@ -146,7 +130,8 @@ static int folder_is_empty(const char* path) {
   if (!d) return 0;
   int empty = 1;
   for (struct dirent* e; empty && (e = readdir(d));) {
-    empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            strcmp(e->d_name, TF_SWEEP_LOCK_NAME) == 0;
   }
   closedir(d);
   return empty;
@@ -154,20 +139,25 @@ static int folder_is_empty(const char* path) {
 
 // refuses a folder with a sweep in it unless --resume or --force; --force deletes the results
 // files (and the report made from them), nothing else
-static int prepare_folder(const sweep_args* a) {
+// The lock is taken before anything in the folder is read, deleted or written, and held
+// until the sweep ends (the kernel drops it when the process dies, even by SIGKILL). The file
+// stays: unlinking a lock file lets a third sweep lock a fresh inode while a second still
+// holds the old one. *lock_fd is the open descriptor, or -1 after an error
+static int prepare_folder(const sweep_args* a, int* lock_fd) {
   struct stat st;
   char err[TF_PATH_MAX + 256];
+  *lock_fd = -1;
   if (stat(a->out, &st) != 0) {
     if (tf_mkdir_p(a->out, err, sizeof(err))) {
       fprintf(stderr, "tightfit sweep: %s\n", err);
       return TF_EXIT_USAGE;
     }
-    return 0;
-  }
-  if (!S_ISDIR(st.st_mode)) {
+  } else if (!S_ISDIR(st.st_mode)) {
     fprintf(stderr, "tightfit sweep: --out '%s' exists and is not a folder\n", a->out);
     return TF_EXIT_USAGE;
   }
+  int status = tf_sweep_lock(a->out, lock_fd);
+  if (status) return status;
   if (folder_is_empty(a->out) || a->resume) return 0;
   if (!a->force) {
     fprintf(stderr,
@@ -228,7 +218,7 @@ static int write_machine(const char* dir, int jobs) {
   struct tm utc;
   if (gmtime_r(&now, &utc)) strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &utc);
   cJSON_AddStringToObject(o, "date", date);
-  char* text = cJSON_Print(o);
+  char* text = tf_json_print(o, 1);
   cJSON_Delete(o);
   if (!text) {
     fprintf(stderr, "tightfit sweep: out of memory\n");
@@ -462,10 +452,9 @@ static void report_resume(const char* dir, const tf_results_done* done, int nrun
           ntodo);
 }
 
-// the sweep proper, once the plan is valid; returns the exit status
-static int sweep(const sweep_args* a, const tf_sweep_plan* plan) {
-  int status = prepare_folder(a);
-  if (status) return status;
+// the sweep proper, once the plan is valid and the folder is ours; returns the exit status
+static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
+  int status = 0;
   int jobs = a->jobs > 0 ? a->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
   if (jobs < 1) jobs = 1;
   if (write_atomic(a->out, "config.json", plan->source, plan->source_len) ||
@@ -494,7 +483,15 @@ static int sweep(const sweep_args* a, const tf_sweep_plan* plan) {
   for (int i = 0; i < plan->nrun; i++) {
     if (!tf_results_done_has(&done, plan->run[i].id)) todo[ntodo++] = i;
   }
-  if (a->resume) report_resume(a->out, &done, plan->nrun, ntodo);
+  if (a->resume) {
+    report_resume(a->out, &done, plan->nrun, ntodo);
+    // what an interrupted or crashed video left: its temporary file, an old thumbnail
+    int removed = tf_sweep_video_clean(a->out);
+    if (removed > 0) {
+      fprintf(stderr, "[sweep] resume: removed %d stale file%s from %s/videos\n", removed,
+              removed == 1 ? "" : "s", a->out);
+    }
+  }
   tf_results_done_free(&done);
 
   sweep_pool p;
@@ -555,10 +552,28 @@ static int sweep(const sweep_args* a, const tf_sweep_plan* plan) {
   if (p.already + p.finished > 0) {
     // the videos the config asks for, before the report that embeds them
     tf_sweep_video video;
-    if (tf_sweep_video_parse(&video, plan->video, err, sizeof(err)) == 0 &&
-        tf_sweep_video_render(&video, plan, a->out, err, sizeof(err)) < 0) {
-      fprintf(stderr, "tightfit sweep: video: %s\n", err);
-      if (status == 0) status = TF_EXIT_FAIL;
+    if (tf_sweep_video_parse(&video, plan->video, err, sizeof(err)) == 0 && video.on) {
+      // Ctrl-C during a video stops it and removes its partial file (the flag is polled
+      // every frame); --resume renders the videos again
+      struct sigaction sa, old_int, old_term;
+      memset(&sa, 0, sizeof(sa));
+      sa.sa_handler = on_interrupt;
+      sigemptyset(&sa.sa_mask);
+      interrupts = 0;
+      sigaction(SIGINT, &sa, &old_int);
+      sigaction(SIGTERM, &sa, &old_term);
+      video.options.cancel = &interrupts;
+      int rendered = tf_sweep_video_render(&video, plan, a->out, err, sizeof(err));
+      sigaction(SIGINT, &old_int, NULL);
+      sigaction(SIGTERM, &old_term, NULL);
+      if (rendered < 0 && interrupts) {
+        fprintf(stderr, "[sweep] interrupted during the videos; rerun with --resume to finish\n");
+        return EXIT_INTERRUPTED;
+      }
+      if (rendered < 0) {
+        fprintf(stderr, "tightfit sweep: video: %s\n", err);
+        if (status == 0) status = TF_EXIT_FAIL;
+      }
     }
     if (tf_report_write(a->out, err, sizeof(err))) {
       fprintf(stderr, "tightfit sweep: report: %s\n", err);
@@ -571,13 +586,16 @@ static int sweep(const sweep_args* a, const tf_sweep_plan* plan) {
   return status;
 }
 
+// the sweep under DIR/.lock
+static int sweep(const sweep_args* a, const tf_sweep_plan* plan) {
+  int lock_fd = -1;
+  int status = prepare_folder(a, &lock_fd);
+  if (status == 0) status = sweep_locked(a, plan);
+  if (lock_fd >= 0) close(lock_fd);  // releases the lock
+  return status;
+}
+
 int tf_cmd_sweep(int argc, char** argv) {
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      sweep_help(stdout);
-      return TF_EXIT_OK;
-    }
-  }
   sweep_args a;
   int status = parse_args(argc, argv, &a);
   if (status) return status;

@@ -14,6 +14,7 @@
 #include "gates.h"
 #include "task_gates.h"
 #include "tightfit.h"
+#include "json_exact.h"
 
 static void list_names(FILE* f, int gates) {
   int n = gates ? tf_gate_count() : TF_SOLVER_N;
@@ -108,7 +109,7 @@ static int validate_tasks(const char* gate_name, const tf_task_gate_settings* se
     }
   }
   if (json) {
-    char* text = cJSON_PrintUnformatted(array);
+    char* text = tf_json_print(array, 0);
     if (text) printf("%s\n", text);
     free(text);
   }
@@ -139,8 +140,10 @@ int tf_cmd_validate(int argc, char** argv) {
         solver_name = argv[++i];
       }
     } else {
-      fprintf(stderr, "tightfit validate: unknown option or missing value '%s'\n", argv[i]);
-      tf_cli_usage(stderr);
+      fprintf(stderr,
+              "tightfit validate: unknown option or missing value '%s' (see tightfit validate "
+              "--help)\n",
+              argv[i]);
       return TF_EXIT_USAGE;
     }
   }
@@ -188,7 +191,7 @@ int tf_cmd_validate(int argc, char** argv) {
     }
   }
   if (json) {
-    char* text = cJSON_PrintUnformatted(array);
+    char* text = tf_json_print(array, 0);
     if (text) printf("%s\n", text);
     free(text);
   }

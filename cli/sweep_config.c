@@ -44,6 +44,8 @@ static int config_fail(char* err, size_t errlen, const char* fmt, ...) {
 // the shortest %g text that reads back as exactly x, so that 0.001 prints as "0.001" (not
 // "0.0010000000000000000208") and the run id does not depend on how the JSON spelled it
 static void number_text(double x, char* out, size_t n) {
+  // -0 is 0: one physics, one text, one run id (and grid [0, -0] a duplicate)
+  if (x == 0) x = 0;
   int digits = 1;
   for (; digits < 17; digits++) {
     snprintf(out, n, "%.*g", digits, x);
@@ -185,6 +187,8 @@ static int parse_scalars(tf_sweep_plan* plan, const cJSON* root, char* err, size
     }
   }
   const cJSON* video = cJSON_GetObjectItemCaseSensitive(root, "video");
+  // its keys are read later (sweep_video.c), but a repeated one is refused here like any other
+  if (cJSON_IsObject(video) && check_object(video, "video", err, errlen)) return -1;
   if (video && !(plan->video = cJSON_Duplicate(video, 1))) {
     return config_fail(err, errlen, "out of memory");
   }
@@ -348,6 +352,17 @@ static int parse_value(const tf_sweep_plan* plan, tf_sweep_key* key, int at, con
       number_text(x, buf, sizeof(buf));
       break;
     case TF_SWEEP_PARAM: {
+      // a list is one value only of a list parameter (teeth): elsewhere it is a mistake,
+      // most likely alternatives written in "set" instead of "grid"
+      for (int t = 0; cJSON_IsArray(v) && t < plan->ntask; t++) {
+        const tf_param_spec* spec = find_spec(plan->task[t], key->name);
+        if (spec && spec->list <= 0) {
+          return config_fail(err, errlen,
+                             "%s: must be one value, not a list (%s takes one %s; alternatives "
+                             "go in \"grid\")",
+                             path, key->name, spec->choices ? "name" : "number");
+        }
+      }
       if (param_text(v, path, &key->text[at], err, errlen)) return -1;
       // the value against every task that has the key, with the task's own checks
       for (int t = 0; t < plan->ntask; t++) {
@@ -650,6 +665,14 @@ static int validate_runs(const tf_sweep_plan* plan, char* err, size_t errlen) {
                        sizeof(why))) {
       rc = config_fail(err, errlen, "run %d (task %s, seed %llu): %s", i, task->name,
                        (unsigned long long)o.seed, why);
+    }
+    double dt = o.physics.dt > 0 ? o.physics.dt : task->default_dt;
+    double duration = o.duration > 0 ? o.duration : task->default_duration;
+    if (rc == 0 && duration / dt > TF_TASK_MAX_STEPS) {
+      rc = config_fail(err, errlen,
+                       "run %d (task %s): duration %g s / dt %g s is %.3g control steps per "
+                       "environment (at most %.0e); raise dt or shorten duration",
+                       i, task->name, duration, dt, duration / dt, TF_TASK_MAX_STEPS);
     }
     ids[i] = plan->run[i].id;
   }

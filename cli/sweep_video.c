@@ -1,12 +1,14 @@
 // The videos a sweep renders after its runs (see sweep_video.h).
 #include "sweep_video.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "results_load.h"
 
@@ -161,4 +163,33 @@ int tf_sweep_video_render(const tf_sweep_video* v, const tf_sweep_plan* plan, co
   free(chosen);
   tf_results_free(&res);
   return rc ? -1 : written;
+}
+
+// 1 when name ends with suffix
+static int ends_with(const char* name, const char* suffix) {
+  size_t n = strlen(name), k = strlen(suffix);
+  return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
+int tf_sweep_video_clean(const char* dir) {
+  char folder[4096];
+  snprintf(folder, sizeof(folder), "%s/videos", dir);
+  DIR* d = opendir(folder);
+  if (!d) return 0;
+  int removed = 0;
+  for (struct dirent* e; (e = readdir(d));) {
+    char path[4096 + 300], video[4096 + 300];
+    snprintf(path, sizeof(path), "%s/%s", folder, e->d_name);
+    int stale = strstr(e->d_name, ".tmp.") != NULL;
+    if (!stale && ends_with(e->d_name, ".png")) {
+      // a thumbnail without its video (older versions wrote it first)
+      size_t n = strlen(path);
+      snprintf(video, sizeof(video), "%.*s.mp4", (int)(n - 4), path);
+      struct stat st;
+      stale = stat(video, &st) != 0 && errno == ENOENT;
+    }
+    if (stale && unlink(path) == 0) removed++;
+  }
+  closedir(d);
+  return removed;
 }

@@ -36,4 +36,8 @@ int tf_sweep_video_parse(tf_sweep_video* v, const cJSON* section, char* err, siz
 int tf_sweep_video_render(const tf_sweep_video* v, const tf_sweep_plan* plan, const char* dir,
                           char* err, size_t errlen);
 
+// removes what unfinished videos left in dir/videos: temporary files (NAME.tmp.XXXXXX) and
+// thumbnails whose video is missing; returns the number of files removed
+int tf_sweep_video_clean(const char* dir);
+
 #endif  // TF_SWEEP_VIDEO_H

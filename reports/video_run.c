@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "font.h"
 #include "video_mp4.h"
@@ -89,6 +90,19 @@ static void free_views(view* views, int n) {
   }
 }
 
+// a THUMB_WIDTH-pixel-wide PNG of the last frame (tf_png_write: temporary file and rename)
+static int write_thumbnail(const tf_video_options* v, const tf_image* frame, char* err,
+                           size_t errlen) {
+  tf_image thumb = {0};
+  int th = v->height * THUMB_WIDTH / v->width;
+  th += th % 2;
+  if (tf_image_alloc(&thumb, THUMB_WIDTH, th, err, errlen)) return -1;
+  tf_image_downscale(&thumb, frame);
+  int rc = tf_png_write(v->thumbnail, &thumb, err, errlen);
+  tf_image_free(&thumb);
+  return rc;
+}
+
 int tf_video_render_run(const tf_run_options* o, const tf_video_options* v, const char* path,
                         int* frames, char* err, size_t errlen) {
   if (frames) *frames = 0;
@@ -156,24 +170,22 @@ int tf_video_render_run(const tf_run_options* o, const tf_video_options* v, cons
       overlay(&w->image, w->run, tf_divergence_diverged(&p->divergence) ? "DIVERGED" : "");
     }
     if (rc == 0 && tf_video_mp4_add_frame(mp4, frame.rgb, frame.stride, err, errlen)) rc = -1;
-  }
-  if (rc == 0 && v->thumbnail) {
-    tf_image thumb = {0};
-    int th = v->height * THUMB_WIDTH / v->width;
-    th += th % 2;
-    if (tf_image_alloc(&thumb, THUMB_WIDTH, th, err, errlen)) {
+    if (rc == 0 && v->cancel && *v->cancel) {
+      snprintf(err, errlen, "%s: interrupted", path);
       rc = -1;
-    } else {
-      tf_image_downscale(&thumb, &frame);
-      if (tf_png_write(v->thumbnail, &thumb, err, errlen)) rc = -1;
-      tf_image_free(&thumb);
     }
   }
   if (rc == 0) {
     if (frames) *frames = tf_video_mp4_frames(mp4);
     if (tf_video_mp4_close(mp4, err, errlen)) rc = -1;
   } else {
-    tf_video_mp4_abort(mp4);
+    tf_video_mp4_abort(mp4);  // removes the temporary file
+  }
+  // the thumbnail only for a video that is in place, so that a failed video never leaves
+  // one; a thumbnail that cannot be written takes the video with it (one outcome, not half)
+  if (rc == 0 && v->thumbnail && write_thumbnail(v, &frame, err, errlen)) {
+    unlink(path);
+    rc = -1;
   }
   tf_renderer_destroy(renderer);
   free_views(views, nview);

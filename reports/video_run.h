@@ -4,6 +4,7 @@
 #ifndef TF_VIDEO_RUN_H
 #define TF_VIDEO_RUN_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "render.h"
@@ -22,16 +23,20 @@ typedef struct tf_video_options {
   int fps;                // 1 to 240
   int width, height;      // even, 16 to 4096
   int threads;            // render threads (1 to 64)
-  const char* thumbnail;  // PNG path for a 160-pixel-wide thumbnail of the last frame, or NULL
+  const char* thumbnail;  // PNG path for a 160-pixel-wide thumbnail of the last frame, or NULL;
+                          // written (atomically) only once the video is in place
+  const volatile sig_atomic_t* cancel;  // or NULL: when it reads non-zero (a Ctrl-C handler
+                                        // set it) the render stops at the next frame and
+                                        // fails with "interrupted", leaving no file
 } tf_video_options;
 
 void tf_video_options_default(tf_video_options* v);
 
 // renders run o into an MP4 at path (written to a temporary name and renamed: a failure
-// leaves no file). The video lasts the run's duration at fps (frame k shows simulated time
-// k / fps, the run's state at the last control step at or before it). With TF_VIEW_GRID
-// the run gets 4 environments. Returns 0, or -1 with a one-line message (bad options, an
-// unwritable path, a task that does not build); frames written is set when not NULL.
+// leaves no file, and no thumbnail either). The video lasts the run's duration at fps (frame k
+// shows simulated time k / fps, the run's state at the last control step at or before it). With
+// TF_VIEW_GRID the run gets 4 environments. Returns 0, or -1 with a one-line message (bad options,
+// an unwritable path, a task that does not build); frames written is set when not NULL.
 int tf_video_render_run(const tf_run_options* o, const tf_video_options* v, const char* path,
                         int* frames, char* err, size_t errlen);
 

@@ -102,6 +102,13 @@ static int resolve(const tf_run_options* o, const tf_task_info** task, double* v
     snprintf(err, errlen, "duration must be in (0, 3600] s (got %g)", *duration);
     return -1;
   }
+  if (*duration / physics->dt > TF_TASK_MAX_STEPS) {
+    snprintf(err, errlen,
+             "duration %g s / dt %g s is %.3g control steps per environment (at most %.0e); "
+             "raise dt or shorten duration",
+             *duration, physics->dt, *duration / physics->dt, TF_TASK_MAX_STEPS);
+    return -1;
+  }
   if (o->envs < 1 || o->envs > MAX_ENVS) {
     snprintf(err, errlen, "envs must be in [1, %d] (got %d)", MAX_ENVS, o->envs);
     return -1;

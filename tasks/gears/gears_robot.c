@@ -84,7 +84,7 @@ static const tf_param_spec gears_robot_params[GRR_NPARAM] = {
                    "tooth counts along the train, input first (2 to 4 gears); the last starts "
                    "on the stand and the robot places it (its tip circle within the gripper's "
                    "80 mm)",
-                   4, "40,24"},
+                   4, "40,24", 2, 1},
     [GRR_BACKLASH] = {"backlash_mm", 0.5, 0, 2, "mm", NULL,
                       "circular backlash of every meshing pair on the pitch circle"},
     [GRR_MU] = {"mu", 0.1, 0, 2, "", NULL,
