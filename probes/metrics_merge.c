@@ -1,6 +1,6 @@
 // Merging the metrics of a run's environments into one row (see probes.h for the rules).
 //
-// A count (an integer metric that is not a maximum: contacts.overflow, contacts.dropped,
+// A count (an integer metric that is not a maximum: contacts.overflow, contacts.merged,
 // solver.capped, ...) adds up over the environments, as the README promises: a contact
 // overflow in one of eight environments must read 1, not 0.125, or it would pass for none.
 //

@@ -9,17 +9,17 @@ void tf_contacts_init(tf_contacts_probe* p) {
   p->nstep = 0;
   p->sum_after = p->sum_before = 0;
   p->max_after = p->max_before = 0;
-  p->overflow = p->dropped = 0;
+  p->overflow = p->merged = 0;
   p->pairs_searched = p->pairs_recalled = 0;
 }
 
-void tf_contacts_observe(tf_contacts_probe* p, int after, int before, int dropped, int overflow) {
+void tf_contacts_observe(tf_contacts_probe* p, int after, int before, int merged, int overflow) {
   p->nstep++;
   p->sum_after += after;
   p->sum_before += before;
   if (after > p->max_after) p->max_after = after;
   if (before > p->max_before) p->max_before = before;
-  p->dropped += dropped;
+  p->merged += merged;
   p->overflow += overflow;
 }
 
@@ -34,7 +34,7 @@ void tf_contacts_finish(const tf_contacts_probe* p, tf_metrics* out) {
   tf_metrics_set_int(out, "contacts.max", p->max_after);
   tf_metrics_set(out, "contacts.candidates_mean", p->nstep > 0 ? p->sum_before / n : NAN);
   tf_metrics_set_int(out, "contacts.candidates_max", p->max_before);
-  tf_metrics_set_int(out, "contacts.dropped", p->dropped);
+  tf_metrics_set_int(out, "contacts.merged", p->merged);
   tf_metrics_set_int(out, "contacts.overflow", p->overflow);
   long pairs = p->pairs_searched + p->pairs_recalled;
   tf_metrics_set(out, "contacts.recalled", pairs > 0 ? (double)p->pairs_recalled / pairs : NAN);

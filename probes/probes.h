@@ -136,19 +136,19 @@ typedef struct tf_contacts_probe {
   long nstep;
   double sum_after, sum_before;
   int max_after, max_before;
-  long overflow, dropped;
+  long overflow, merged;
   long pairs_searched, pairs_recalled;
 } tf_contacts_probe;
 
 void tf_contacts_init(tf_contacts_probe* p);
-// after: contacts kept; before: candidates before reduction; dropped: by reduction;
-// overflow: contacts the buffer could not hold this step
-void tf_contacts_observe(tf_contacts_probe* p, int after, int before, int dropped, int overflow);
+// after: contacts kept; before: candidates before reduction; merged: candidates the reduction
+// merged into the kept ones (normal); overflow: contacts the buffer could not hold this step
+void tf_contacts_observe(tf_contacts_probe* p, int after, int before, int merged, int overflow);
 // the step's remembered geom pairs (engine/collision_persist.c) that were searched and that
 // recalled their last search instead
 void tf_contacts_observe_pairs(tf_contacts_probe* p, int searched, int recalled);
 // contacts.mean, contacts.max, contacts.candidates_mean, contacts.candidates_max,
-// contacts.dropped, contacts.overflow, contacts.recalled (the share of pair searches served
+// contacts.merged, contacts.overflow, contacts.recalled (the share of pair searches served
 // from the pair's memory; NaN when no pair came within reach)
 void tf_contacts_finish(const tf_contacts_probe* p, tf_metrics* out);
 
@@ -269,7 +269,7 @@ void tf_probes_free(tf_probe_set* s);
 // tunnel.through, tunnel.flythrough and divergence.diverged; all-of for success and other
 // booleans; the worst for peaks and maxima (*.peak_m, *.max, *_max, skipped_teeth,
 // residual_max, depth_min_m) and for tunnel.travel_m (the least); the sum for the other
-// counts (integer metrics: contacts.overflow, contacts.dropped, solver.capped, ...); the mean
+// counts (integer metrics: contacts.overflow, contacts.merged, solver.capped, ...); the mean
 // for the rest; texts from the first environment. Adds envs (the count).
 void tf_metrics_merge_envs(tf_metrics* out, const tf_metrics* env, int n);
 

@@ -17,6 +17,7 @@
 #include "report_table.h"
 #include "report_videos.h"
 #include "tightfit.h"
+#include "json_exact.h"
 
 enum { PATH_LEN = 4096, SIDE_FILE_MAX = 16 << 20 };
 
@@ -177,7 +178,7 @@ static void side_file_free(side_file* s) {
 // a scalar JSON value as text (strings bare, others as JSON); malloc'd
 static char* value_text(const cJSON* v) {
   if (cJSON_IsString(v)) return strdup(v->valuestring);
-  return cJSON_PrintUnformatted(v);
+  return tf_json_print(v, 0);
 }
 
 static void write_header(FILE* f, const page* p) {
@@ -265,7 +266,7 @@ static void write_config(FILE* f, const page* p) {
     }
     return;
   }
-  char* pretty = p->config.json ? cJSON_Print(p->config.json) : NULL;
+  char* pretty = p->config.json ? tf_json_print(p->config.json, 1) : NULL;
   if (!pretty) fputs("<p class=\"warn\">config.json is not valid JSON; its text:</p>\n", f);
   fputs("<details open><summary>config.json</summary>\n<pre>", f);
   tf_html_puts(f, pretty ? pretty : p->config.text);

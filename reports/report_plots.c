@@ -5,6 +5,12 @@
 // through one value per x: the worst run for the physics plots (slip, tunnelling, overlap),
 // because one bad seed is what decides whether a setting is safe, and the median for
 // throughput, where seeds only add timing noise. A solver keeps its colour in every plot.
+//
+// Tasks never share a line: a series belongs to one task (named "solver / task" when a plot
+// holds several), since bolt-nut's 50 um and peg's 100 um clearance are different experiments
+// and a line between them would draw a trend that no sweep measured. A task whose runs all
+// sit at one x shows no trend either, so its points are left out with a one-line note saying
+// so; when no task is left the plot is that note.
 #include "report_plots.h"
 
 #include <math.h>
@@ -12,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html_escape.h"
 #include "svg_plot.h"
 
 const char* const tf_report_plot_ids[TF_REPORT_NPLOT] = {"plot-slip", "plot-tunnel", "plot-overlap",
@@ -28,6 +35,7 @@ typedef struct point {
 // one series being collected
 typedef struct group {
   char name[NAME_MAX_LEN];
+  char task[LABEL_MAX];  // the task of every run in the series ("?" when rows do not say)
   int color;
   tf_svg_marker marker;
   int dashed;
@@ -81,18 +89,31 @@ static int label_find(const labels* l, const char* s) {
   return l->n > 0 ? l->n - 1 : 0;
 }
 
-static group* group_get(plot_data* d, const char* name, int color, int marker, int dashed) {
+static const char* row_task(const cJSON* row) {
+  const char* s = tf_results_text(row, "task");
+  return s ? s : "?";
+}
+
+// the series of that name within the row's task
+static group* group_get(plot_data* d, const cJSON* row, const char* name, int color, int marker,
+                        int dashed) {
+  const char* task = row_task(row);
   for (int i = 0; i < d->ngroup; i++) {
-    if (strncmp(d->g[i].name, name, NAME_MAX_LEN - 1) == 0) return &d->g[i];
+    if (strncmp(d->g[i].name, name, NAME_MAX_LEN - 1) == 0 &&
+        strncmp(d->g[i].task, task, LABEL_MAX - 1) == 0) {
+      return &d->g[i];
+    }
   }
-  // past the limit, further series are merged so the legend stays readable
+  // past the limit, further series are merged so the legend stays readable (or dropped once
+  // every slot is taken: an "other" series never mixes tasks)
   if (d->ngroup >= MAX_GROUPS - 1 && strcmp(name, "other") != 0) {
-    return group_get(d, "other", 7, TF_SVG_CROSS, 0);
+    return group_get(d, row, "other", 7, TF_SVG_CROSS, 0);
   }
   if (d->ngroup >= MAX_GROUPS) return NULL;
   group* g = &d->g[d->ngroup++];
   memset(g, 0, sizeof *g);
   snprintf(g->name, sizeof g->name, "%s", name);
+  snprintf(g->task, sizeof g->task, "%s", task);
   g->color = color;
   g->marker = (tf_svg_marker)(marker % TF_SVG_NMARKER);
   g->dashed = dashed;
@@ -176,7 +197,7 @@ static void data_slip(const tf_results* r, const labels* solvers, plot_data* d) 
     dt_label(dtl, sizeof dtl, row);
     snprintf(tip, sizeof tip, "%s: %s, dt %s s (%.4g Hz), slip %.3g%s", who, solver, dtl, 1 / dt,
              slip, row_bad(row) ? " (failed run)" : "");
-    add_point(d, group_get(d, solver, si, si, 0), 1 / dt, slip, row_bad(row), tip);
+    add_point(d, group_get(d, row, solver, si, si, 0), 1 / dt, slip, row_bad(row), tip);
   }
 }
 
@@ -216,7 +237,7 @@ static void data_tunnel(const tf_results* r, const labels* solvers, plot_data* d
     run_name(who, sizeof who, row, r->line[i]);
     snprintf(tip, sizeof tip, "%s: %s, dt %s s, impact %.4g m/s, %g tunnelled%s", who, solver, dtl,
              v, y, row_bad(row) ? " (failed run)" : "");
-    add_point(d, group_get(d, name, si, dts.n > 1 ? di : si, 0), v, y, row_bad(row), tip);
+    add_point(d, group_get(d, row, name, si, dts.n > 1 ? di : si, 0), v, y, row_bad(row), tip);
   }
 }
 
@@ -239,7 +260,7 @@ static void data_overlap(const tf_results* r, const labels* solvers, plot_data* 
       snprintf(name, sizeof name, "%s %s", solver, what[k]);
       snprintf(tip, sizeof tip, "%s: %s, clearance %.4g \u00b5m, %s overlap %.4g \u00b5m%s", who,
                solver, c, what[k], m * 1e6, row_bad(row) ? " (failed run)" : "");
-      group* g = group_get(d, name, si, k ? TF_SVG_TRIANGLE : TF_SVG_CIRCLE, k);
+      group* g = group_get(d, row, name, si, k ? TF_SVG_TRIANGLE : TF_SVG_CIRCLE, k);
       add_point(d, g, c, m * 1e6, row_bad(row), tip);
     }
   }
@@ -250,7 +271,7 @@ static int steps_per_s(const cJSON* row, double* out) {
          tf_results_number(row, "steps_per_s", out);
 }
 
-// (d) throughput against dt, per solver, and per task when there are several
+// (d) throughput against dt, per solver and task, the task's marker when there are several
 static void data_throughput(const tf_results* r, const labels* solvers, plot_data* d) {
   labels tasks = {0};
   for (int i = 0; i < r->nrow; i++) {
@@ -266,16 +287,11 @@ static void data_throughput(const tf_results* r, const labels* solvers, plot_dat
     const char* task = tf_results_text(row, "task");
     int si = label_find(solvers, solver);
     int ti = label_find(&tasks, task);
-    char name[NAME_MAX_LEN], who[64], tip[TIP_MAX];
-    if (tasks.n > 1) {
-      snprintf(name, sizeof name, "%s / %s", solver, task ? task : "?");
-    } else {
-      snprintf(name, sizeof name, "%s", solver);
-    }
+    char who[64], tip[TIP_MAX];
     run_name(who, sizeof who, row, r->line[i]);
     snprintf(tip, sizeof tip, "%s: %s, %s, dt %.4g s, %.4g env steps/s%s", who, task ? task : "?",
              solver, dt, s, row_bad(row) ? " (failed run)" : "");
-    add_point(d, group_get(d, name, si, tasks.n > 1 ? ti : si, 0), dt, s, row_bad(row), tip);
+    add_point(d, group_get(d, row, solver, si, tasks.n > 1 ? ti : si, 0), dt, s, row_bad(row), tip);
   }
 }
 
@@ -336,6 +352,61 @@ static void note(FILE* f, const plot_spec* s, const char* why) {
   fputs("</p>\n", f);
 }
 
+// 1 when the points of every series of task share one x
+static int task_x_fixed(const plot_data* d, const char* task, double* x) {
+  int seen = 0;
+  for (int i = 0; i < d->ngroup; i++) {
+    const group* g = &d->g[i];
+    if (strcmp(g->task, task) != 0) continue;
+    for (int k = 0; k < g->n; k++) {
+      if (!seen) *x = g->pts[k].x;
+      if (seen && g->pts[k].x != *x) return 0;
+      seen = 1;
+    }
+  }
+  return seen;
+}
+
+// leaves out the series of tasks whose runs all sit at one x, a note for each; returns the
+// number of tasks left, and names series by task when several are left
+static int split_tasks(FILE* f, const plot_spec* s, plot_data* d) {
+  labels tasks = {0};
+  for (int i = 0; i < d->ngroup; i++) label_add(&tasks, d->g[i].task);
+  int left = 0;
+  for (int t = 0; t < tasks.n; t++) {
+    double x = 0;
+    if (!task_x_fixed(d, tasks.name[t], &x)) {
+      left++;
+      continue;
+    }
+    fputs("<p class=\"nodata fixed-x\" data-plot=\"", f);
+    fputs(s->id, f);
+    fputs("\" data-task=\"", f);
+    tf_html_puts(f, tasks.name[t]);
+    fputs("\">not drawn for <b>", f);
+    tf_html_puts(f, tasks.name[t]);
+    fprintf(f, "</b>: every run has %s = %.4g, so there is no trend to show</p>\n", s->xlabel, x);
+    int kept = 0;
+    for (int i = 0; i < d->ngroup; i++) {
+      if (strcmp(d->g[i].task, tasks.name[t]) == 0) {
+        free(d->g[i].pts);
+      } else {
+        d->g[kept++] = d->g[i];
+      }
+    }
+    d->ngroup = kept;
+  }
+  if (left > 1) {
+    for (int i = 0; i < d->ngroup; i++) {
+      group* g = &d->g[i];
+      char name[NAME_MAX_LEN];
+      snprintf(name, sizeof name, "%.60s / %.40s", g->name, g->task);
+      memcpy(g->name, name, sizeof name);
+    }
+  }
+  return left;
+}
+
 // builds the series from the collected groups and writes the plot box; 1 when drawn
 static int plot_emit(FILE* f, const plot_spec* s, plot_data* d) {
   // a series whose every point was out of range was opened but holds nothing: drop it
@@ -358,6 +429,10 @@ static int plot_emit(FILE* f, const plot_spec* s, plot_data* d) {
   }
   if (npoint == 0) {
     note(f, s, "no data for this plot");
+    fputs("</section>\n", f);
+    return 0;
+  }
+  if (split_tasks(f, s, d) == 0) {
     fputs("</section>\n", f);
     return 0;
   }

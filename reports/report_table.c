@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "html_escape.h"
+#include "json_exact.h"
 
 enum { MAX_COLUMNS = 80, MAX_PARAMS = 40, MAX_TASK_METRICS = 8, KEY_MAX = 64 };
 
@@ -22,6 +23,7 @@ typedef enum column_kind {
   COL_DT,        // the control timestep, with 1/N when it is a whole rate
   COL_STATUS,    // "ok" / "diverged" / "failed", classed for colour
   COL_SUCCESS,   // boolean as yes / no
+  COL_WHY,       // what missed: the task's "why", else the status and error of a failed run
   COL_STEPS,     // env steps per second, from the throughput probe or the run's own count
   COL_RTF,       // real-time factor, likewise
   COL_COMMAND,   // the reproduce command, in <code>
@@ -44,8 +46,9 @@ static const char* const identity_keys[] = {"run_id",   "command", "task",     "
                                             "solver",   "dt",      "substeps", "iterations",
                                             "duration", "envs",    "seed"};
 // result keys without a dot that are not parameters
-static const char* const result_keys[] = {"status", "success", "success_envs",    "steps_per_s",
-                                          "error",  "message", "realtime_factor", "wall_s"};
+static const char* const result_keys[] = {"status",          "success", "success_envs",
+                                          "steps_per_s",     "error",   "message",
+                                          "realtime_factor", "wall_s",  "why"};
 // probe families: their dotted metrics are shown by the fixed headline columns, not as task
 // metrics
 static const char* const probe_families[] = {"tunnel.", "overlap.",    "gear_slip.", "contacts.",
@@ -122,7 +125,7 @@ static int param_varies(const tf_results* r, const char* key) {
   for (int i = 0; i < r->nrow && !varies; i++) {
     const cJSON* v = cJSON_GetObjectItemCaseSensitive(r->row[i], key);
     if (!v) continue;
-    char* s = cJSON_PrintUnformatted(v);
+    char* s = tf_json_print(v, 0);
     if (!s) continue;
     if (!first) {
       first = s;
@@ -205,8 +208,11 @@ static int choose_columns(const tf_results* r, column* cols, char params[][KEY_M
   }
   add_column(cols, &n, "status", "status", COL_STATUS);
   if (any_value(r, "success")) add_column(cols, &n, "success", "success", COL_SUCCESS);
+  // the why column carries a failed run's error, so the error column is only for rows without it
+  int why = any_value(r, "success") || any_value(r, "why");
+  if (why) add_column(cols, &n, "why", "why", COL_WHY);
   add_metric(cols, &n, r, "success_envs", "envs ok", 1, 0);
-  if (any_value(r, "error")) add_column(cols, &n, "error", "error", COL_TEXT);
+  if (!why && any_value(r, "error")) add_column(cols, &n, "error", "error", COL_TEXT);
   add_metric(cols, &n, r, "tunnel.through", "tunnelled envs", 1, 1);
   add_metric(cols, &n, r, "tunnel.flythrough", "fly-through envs", 1, 1);
   add_metric(cols, &n, r, "overlap.peak_m", "overlap peak (&micro;m)", 1e6, 0);
@@ -259,11 +265,36 @@ static void text_cell(FILE* f, const cJSON* v) {
     format_number(text, sizeof text, v->valuedouble);
     fprintf(f, "<td class=\"num\" data-v=\"%.17g\">%s</td>", v->valuedouble, text);
   } else {
-    char* s = cJSON_PrintUnformatted(v);
+    char* s = tf_json_print(v, 0);
     fputs("<td>", f);
     tf_html_puts(f, s);
     fputs("</td>", f);
     if (s) cJSON_free(s);
+  }
+}
+
+// the reason a run did not pass, in words (empty for a pass): a failed or diverged run's status
+// and error come first, since the task's own "why" judged a state the run never finished; then
+// the task's "why" (of environment 0, so "k of n environments" covers a miss elsewhere)
+void tf_report_why(char* buf, size_t n, const cJSON* row) {
+  buf[0] = 0;
+  const char* status = tf_results_text(row, "status");
+  const char* error = tf_results_text(row, "error");
+  const char* why = tf_results_text(row, "why");
+  double through = 0, fly = 0, ok_envs = 0, envs = 0;
+  if (status && strcmp(status, "ok") != 0) {
+    snprintf(buf, n, "%s%s%s", status, error && error[0] ? ": " : "", error ? error : "");
+  } else if (tf_results_number(row, "tunnel.through", &through) && through > 0) {
+    snprintf(buf, n, "tunnelled in %.0f env%s", through, through == 1 ? "" : "s");
+  } else if (tf_results_number(row, "tunnel.flythrough", &fly) && fly > 0) {
+    snprintf(buf, n, "flew through in %.0f env%s", fly, fly == 1 ? "" : "s");
+  } else if (tf_report_outcome(row) != TF_RUN_MISS) {
+    return;
+  } else if (why && why[0]) {
+    snprintf(buf, n, "%s", why);
+  } else if (tf_results_number(row, "success_envs", &ok_envs) &&
+             tf_results_number(row, "envs", &envs)) {
+    snprintf(buf, n, "%.0f of %.0f envs succeeded", ok_envs, envs);
   }
 }
 
@@ -323,6 +354,14 @@ static void write_cell(FILE* f, const column* c, const cJSON* row, int line) {
       }
       return;
     }
+    case COL_WHY: {
+      char why[512];
+      tf_report_why(why, sizeof why, row);
+      fputs("<td class=\"why\">", f);
+      tf_html_puts(f, why);
+      fputs("</td>", f);
+      return;
+    }
     case COL_STEPS:
       if (number_either(row, "throughput.env_steps_per_s", "steps_per_s", &x)) {
         number_cell(f, x, 1, 0);
@@ -357,23 +396,82 @@ static void write_cell(FILE* f, const column* c, const cJSON* row, int line) {
   }
 }
 
-// "mu = 0.3, collider = sdf": parameters with one value in every run that has them, shown once
+// the value of key in the first row that has it (of task, when task is not NULL)
+static const cJSON* first_value(const tf_results* r, const char* key, const char* task) {
+  for (int i = 0; i < r->nrow; i++) {
+    const char* t = tf_results_text(r->row[i], "task");
+    if (task && (!t || strcmp(t, task) != 0)) continue;
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(r->row[i], key);
+    if (v) return v;
+  }
+  return NULL;
+}
+
+// whether every row has key
+static int every_row_has(const tf_results* r, const char* key) {
+  for (int i = 0; i < r->nrow; i++) {
+    if (!cJSON_GetObjectItemCaseSensitive(r->row[i], key)) return 0;
+  }
+  return 1;
+}
+
+// ", <b>key</b> = value" (no comma first)
+static void write_constant(FILE* f, const cJSON* v, const char* key, int first) {
+  char* s = v && !cJSON_IsString(v) ? tf_json_print(v, 0) : NULL;
+  fputs(first ? "<b>" : ", <b>", f);
+  tf_html_puts(f, key);
+  fputs("</b> = ", f);
+  tf_html_puts(f, cJSON_IsString(v) ? v->valuestring : s ? s : "");
+  if (s) cJSON_free(s);
+}
+
+// "mu = 0.3, collider = sdf": parameters with one value in every run that has them, shown once.
+// With several tasks, each task's own parameters get a line of their own, so peg's
+// clearance_um is never read as bolt-nut's; what every run shares (mode, duration) comes first
 static void write_constants(FILE* f, const tf_results* r, char params[][KEY_MAX], int nconst) {
   if (nconst == 0) return;
-  fputs("<p class=\"fixed\">Fixed in this sweep: ", f);
-  for (int k = 0; k < nconst; k++) {
-    const cJSON* v = NULL;
-    for (int i = 0; i < r->nrow && !v; i++) {
-      v = cJSON_GetObjectItemCaseSensitive(r->row[i], params[k]);
-    }
-    char* s = v ? (cJSON_IsString(v) ? NULL : cJSON_PrintUnformatted(v)) : NULL;
-    fputs(k ? ", <b>" : "<b>", f);
-    tf_html_puts(f, params[k]);
-    fputs("</b> = ", f);
-    tf_html_puts(f, cJSON_IsString(v) ? v->valuestring : s ? s : "");
-    if (s) cJSON_free(s);
+  char tasks[MAX_PARAMS][KEY_MAX];
+  int ntask = 0;
+  for (int i = 0; i < r->nrow; i++) {
+    const char* t = tf_results_text(r->row[i], "task");
+    int seen = !t;
+    for (int k = 0; k < ntask && !seen; k++) seen = strcmp(tasks[k], t) == 0;
+    if (!seen && ntask < MAX_PARAMS && strlen(t) < KEY_MAX)
+      snprintf(tasks[ntask++], KEY_MAX, "%s", t);
   }
-  fputs("</p>\n", f);
+  if (ntask <= 1) {
+    fputs("<p class=\"fixed\">Fixed in this sweep: ", f);
+    for (int k = 0; k < nconst; k++)
+      write_constant(f, first_value(r, params[k], NULL), params[k], !k);
+    fputs("</p>\n", f);
+    return;
+  }
+  int shared = 0;
+  for (int k = 0; k < nconst; k++) {
+    if (!every_row_has(r, params[k])) continue;
+    fputs(shared ? "" : "<p class=\"fixed\">Fixed in this sweep, every task: ", f);
+    write_constant(f, first_value(r, params[k], NULL), params[k], !shared);
+    shared++;
+  }
+  if (shared) fputs("</p>\n", f);
+  for (int t = 0; t < ntask; t++) {
+    int n = 0;
+    for (int k = 0; k < nconst; k++) {
+      if (every_row_has(r, params[k])) continue;
+      const cJSON* v = first_value(r, params[k], tasks[t]);
+      if (!v) continue;
+      if (!n) {
+        fputs("<p class=\"fixed\" data-task=\"", f);
+        tf_html_puts(f, tasks[t]);
+        fputs("\">Fixed for ", f);
+        tf_html_puts(f, tasks[t]);
+        fputs(": ", f);
+      }
+      write_constant(f, v, params[k], !n);
+      n++;
+    }
+    if (n) fputs("</p>\n", f);
+  }
 }
 
 void tf_report_table_write(FILE* f, const tf_results* r, int counts[TF_RUN_NOUTCOME]) {

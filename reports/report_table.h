@@ -4,6 +4,7 @@
 #define TF_REPORT_TABLE_H
 
 #include <cJSON.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "results_load.h"
@@ -18,6 +19,10 @@ typedef enum tf_run_outcome {
 } tf_run_outcome;
 
 tf_run_outcome tf_report_outcome(const cJSON* row);
+
+// what did not pass, in words, into buf (empty for a pass): the status and error of a failed or
+// diverged run, the tunnelled environments, else the task's "why" metric
+void tf_report_why(char* buf, size_t n, const cJSON* row);
 
 // the row class for an outcome: "pass", "miss", "fail", "unknown"
 const char* tf_report_outcome_name(tf_run_outcome o);

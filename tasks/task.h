@@ -15,6 +15,9 @@
 
 #define TF_TASK_MAX_SET 32       // --set key=value pairs per run
 #define TF_TASK_MAX_THREADS 256  // worker threads per run (--threads)
+// control steps per environment (duration / dt): 1e8 is hours of wall time already; more is
+// a typo (--dt 1e-7 --duration 3600) that would run for weeks
+#define TF_TASK_MAX_STEPS 1e8
 
 typedef enum tf_task_mode { TF_MODE_RIG = 0, TF_MODE_ROBOT, TF_MODE_N } tf_task_mode;
 
@@ -148,5 +151,13 @@ const tf_physics* tf_env_run_physics(const tf_env_run* r);
 double tf_env_run_duration(const tf_env_run* r);
 void tf_env_run_finish(tf_env_run* r, tf_metrics* out);
 void tf_env_run_end(tf_env_run* r);
+
+// a run's "why" (task_why.c): appends one failed criterion of the success rule to why (an
+// empty string first; criteria joined by "; ", the first ones kept when it fills up)
+void tf_why_add(char why[TF_METRIC_TEXT_LEN], const char* fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+// the overlap criterion every task has: nothing when peak <= allowed, else "overlap peak X um
+// > Y um allowed" (or "overlap not measured" for NaN)
+void tf_why_overlap(char why[TF_METRIC_TEXT_LEN], double peak, double allowed);
 
 #endif  // TF_TASK_H

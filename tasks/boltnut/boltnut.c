@@ -17,6 +17,7 @@
 // (0.026 N m/s at 1 rev/s and dt = 10 ms), so the clamp load rises toward the cap rather
 // than jumping to it.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,32 @@ static void boltnut_observe(tf_env* env) {
                            d->xquat + 4 * s->nut_body);
 }
 
+// "why": the success rule's failed criteria in words, empty when the nut succeeded, so a
+// report says what missed without the reader knowing the rule's thresholds
+static void boltnut_why(tf_metrics* out, double height, double pitch, double apt, double peak,
+                        double allowed) {
+  char why[TF_METRIC_TEXT_LEN] = "";
+  if (isnan(height)) {
+    tf_why_add(why, "not reached: nut height not measured");
+  } else if (height > pitch) {
+    tf_why_add(why, "not reached: nut %.2f mm above the base > 1 pitch (%.2f mm)", height * 1e3,
+               pitch * 1e3);
+  } else if (height < -0.25 * pitch) {
+    tf_why_add(why, "through the base: nut %.2f mm below it", -height * 1e3);
+  }
+  double error = fabs(apt / pitch - 1);
+  if (!(error <= SUCCESS_PITCH_TOL)) {
+    if (!isfinite(apt)) {
+      tf_why_add(why, "no advance per turn measured");
+    } else {
+      tf_why_add(why, "advance per turn %.3f mm is %.1f %% off the %.3f mm pitch (> %g %%)",
+                 apt * 1e3, error * 100, pitch * 1e3, SUCCESS_PITCH_TOL * 100);
+    }
+  }
+  tf_why_overlap(why, peak, allowed);
+  tf_metrics_set_text(out, "why", why);
+}
+
 static void boltnut_finish(tf_env* env, tf_metrics* out) {
   const tf_boltnut_state* s = env->state;
   const tf_boltnut_track* t = &s->track;
@@ -112,6 +139,7 @@ static void boltnut_finish(tf_env* env, tf_metrics* out) {
   double allowed = SUCCESS_OVERLAP_FRACTION * s->delta;
   tf_metrics_set(out, "boltnut.overlap_allowed_m", allowed);
   tf_metrics_set_bool(out, "success", reached && advances && peak <= allowed);
+  boltnut_why(out, height, pitch, apt, peak, allowed);
   tf_metrics_set(out, "boltnut.turns", tf_boltnut_track_turns(t));
   tf_metrics_set(out, "boltnut.advance_m", t->advance);
   tf_metrics_set(out, "boltnut.advance_per_turn_m", apt);

@@ -168,6 +168,18 @@ static void connectors_observe(tf_env* env) {
   }
 }
 
+// "why": the success rule's failed criteria in words, empty when the plug succeeded, so a
+// report says what missed without the reader knowing the rule's thresholds
+static void connectors_why(tf_metrics* out, double seat_error, double peak) {
+  char why[TF_METRIC_TEXT_LEN] = "";
+  if (!(fabs(seat_error) <= CONNECTORS_SEAT_TOL)) {
+    tf_why_add(why, "not seated: plug %.2f mm %s the floor > %g mm", fabs(seat_error) * 1e3,
+               seat_error < 0 ? "short of" : "past", CONNECTORS_SEAT_TOL * 1e3);
+  }
+  tf_why_overlap(why, peak, CONNECTORS_OVERLAP_MAX);
+  tf_metrics_set_text(out, "why", why);
+}
+
 static void connectors_finish(tf_env* env, tf_metrics* out) {
   const connectors_state* s = env->state;
   const tf_data* d = env->data;
@@ -178,6 +190,7 @@ static void connectors_finish(tf_env* env, tf_metrics* out) {
   double peak = tf_metrics_get(out, "overlap.peak_m");
   int clean = peak <= CONNECTORS_OVERLAP_MAX;  // NaN (nothing measured) is not clean
   tf_metrics_set_bool(out, "success", seated && clean);
+  connectors_why(out, seat_error, peak);
   tf_metrics_set(out, "connectors.depth_m", s->depth);
   tf_metrics_set(out, "connectors.depth_max_m", s->depth_max);
   tf_metrics_set(out, "connectors.mating_depth_m", mating);

@@ -76,7 +76,7 @@ static const tf_param_spec gears_params[P_N] = {
     [P_TEETH] = {"teeth", 60, 8, 200, "", NULL,
                  "tooth counts along the train, input first (2 to 4 gears in a row; signs "
                  "alternate along it)",
-                 4, "60,40,60"},
+                 4, "60,40,60", 2, 1},
     [P_BACKLASH] = {"backlash_mm", 0.5, 0, 2, "mm", NULL,
                     "circular backlash of every meshing pair on the pitch circle"},
     [P_MU] = {"mu", 0.1, 0, 2, "", NULL, "Coulomb friction of every contact (teeth, bore, plate)"},
@@ -271,6 +271,40 @@ static void gears_observe(tf_env* env) {
 // analytic speed (the integrator moves each step with the step's end velocity), which is not
 // braking; NaN if it never arrives
 
+// "why" of a dropped gear: empty when it seated
+static void gears_why_drop(tf_metrics* out, double through, double fly, double depth) {
+  char why[TF_METRIC_TEXT_LEN] = "";
+  if (through != 0) tf_why_add(why, "%s", isnan(through) ? "tunnel not measured" : "tunnelled");
+  if (fly != 0) tf_why_add(why, "%s", isnan(fly) ? "fly-through not measured" : "flew through");
+  if (!(fabs(depth) <= GEARS_SEATED_TOL)) {
+    tf_why_add(why, "not seated: %.2f mm from the seat > %g mm", depth * 1e3,
+               GEARS_SEATED_TOL * 1e3);
+  }
+  tf_metrics_set_text(out, "why", why);
+}
+
+// "why" of a gear train: empty when it succeeded
+static void gears_why_train(tf_metrics* out, int turns, double slip, const tf_gears_state* st,
+                            double bore, double allowed) {
+  char why[TF_METRIC_TEXT_LEN] = "";
+  if (!turns) tf_why_add(why, "the input did not turn");
+  if (turns && !(slip < GEARS_SLIP_OK)) {
+    tf_why_add(why, "slip %.1f %% >= %g %%", slip * 100, GEARS_SLIP_OK * 100);
+  }
+  if (st->config.mount == TF_GEARS_SHAFT) {
+    if (!(bore <= GEARS_FIT_TOL)) {
+      tf_why_add(why, "bore overlap %.0f um > %.0f um", bore * 1e6, GEARS_FIT_TOL * 1e6);
+    }
+    if (!(st->lift_max <= GEARS_FIT_TOL)) {
+      tf_why_add(why, "lifted %.0f um > %.0f um", st->lift_max * 1e6, GEARS_FIT_TOL * 1e6);
+    }
+    if (!(st->wobble_max <= allowed)) {
+      tf_why_add(why, "wobble %.2f deg > %.2f deg", st->wobble_max * 180 / pi, allowed * 180 / pi);
+    }
+  }
+  tf_metrics_set_text(out, "why", why);
+}
+
 static void gears_finish(tf_env* env, tf_metrics* out) {
   tf_gears_state* st = env->state;
   const tf_gears_config* c = &st->config;
@@ -296,6 +330,8 @@ static void gears_finish(tf_env* env, tf_metrics* out) {
     int seated = tf_metrics_get(out, "tunnel.through") == 0 &&
                  tf_metrics_get(out, "tunnel.flythrough") == 0 && fabs(depth) <= GEARS_SEATED_TOL;
     tf_metrics_set_bool(out, "success", seated);
+    gears_why_drop(out, tf_metrics_get(out, "tunnel.through"),
+                   tf_metrics_get(out, "tunnel.flythrough"), depth);
     return;
   }
   tf_metrics_set(out, "gears.input_turns", st->angle[0] / (2 * pi));
@@ -309,8 +345,10 @@ static void gears_finish(tf_env* env, tf_metrics* out) {
   double slip = tf_metrics_get(out, "gear_slip.max");
   int turns = tf_metrics_get(out, "gear_slip.input_turns") == 1;
   int fits = 1;
+  double bore = NAN, allowed = NAN;
   if (c->mount == TF_GEARS_SHAFT) {
-    double bore = 0, teeth = 0;
+    double teeth = 0;
+    bore = 0;
     for (int i = 0; i < s->ngear; i++) {
       snprintf(name, sizeof(name), "overlap.shaft_%d_peak_m", i);
       bore = fmax(bore, tf_metrics_get(out, name));
@@ -319,7 +357,7 @@ static void gears_finish(tf_env* env, tf_metrics* out) {
         teeth = fmax(teeth, tf_metrics_get(out, name));
       }
     }
-    double allowed = tf_gears_tilt_allowed(c);
+    allowed = tf_gears_tilt_allowed(c);
     tf_metrics_set(out, "gears.bore_overlap_peak_m", bore);
     tf_metrics_set(out, "gears.teeth_overlap_peak_m", teeth);
     tf_metrics_set(out, "gears.lift_max_m", st->lift_max);
@@ -328,6 +366,7 @@ static void gears_finish(tf_env* env, tf_metrics* out) {
     fits = bore <= GEARS_FIT_TOL && st->lift_max <= GEARS_FIT_TOL && st->wobble_max <= allowed;
   }
   tf_metrics_set_bool(out, "success", turns && slip < GEARS_SLIP_OK && fits);
+  gears_why_train(out, turns, slip, st, bore, allowed);
 }
 
 static void gears_destroy(tf_env* env) {

@@ -146,6 +146,20 @@ static double seat_error(const peg_state* s, const tf_data* d) {
   return hypot(out, dz);
 }
 
+// "why": the success rule's failed criteria in words, empty when the peg succeeded, so a
+// report says what missed without the reader knowing the rule's thresholds
+static void peg_why(tf_metrics* out, double error, double tilt, double peak, double allowed) {
+  char why[TF_METRIC_TEXT_LEN] = "";
+  if (!(error <= SEAT_TOLERANCE)) {
+    tf_why_add(why, "not seated: tip %.2f mm from the hole's bottom > %g mm", error * 1e3,
+               SEAT_TOLERANCE * 1e3);
+  }
+  if (!(tilt <= UPRIGHT_DEG * DEG))
+    tf_why_add(why, "tilted %.2f deg > %g deg", tilt / DEG, UPRIGHT_DEG);
+  tf_why_overlap(why, peak, allowed);
+  tf_metrics_set_text(out, "why", why);
+}
+
 static void peg_finish(tf_env* env, tf_metrics* out) {
   const peg_state* s = env->state;
   const tf_data* d = env->data;
@@ -156,6 +170,7 @@ static void peg_finish(tf_env* env, tf_metrics* out) {
   // NaN (nothing measured) does not pass
   tf_metrics_set_bool(out, "success",
                       error <= SEAT_TOLERANCE && tilt <= UPRIGHT_DEG * DEG && peak <= allowed);
+  peg_why(out, error, tilt, peak, allowed);
   tf_metrics_set(out, "peg.depth_m", -d->xpos[3 * s->body + 2]);
   tf_metrics_set(out, "peg.seat_error_m", error);
   tf_metrics_set(out, "peg.tilt_deg_final", tilt / DEG);

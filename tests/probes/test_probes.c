@@ -279,7 +279,7 @@ static void test_contacts_and_solver(void** state) {
   assert_true(metric(&out, "contacts.max") == 8);
   assert_near(metric(&out, "contacts.candidates_mean"), 40.0 / 3, 1e-12);
   assert_true(metric(&out, "contacts.candidates_max") == 30);
-  assert_true(metric(&out, "contacts.dropped") == 28);
+  assert_true(metric(&out, "contacts.merged") == 28);
   assert_true(metric(&out, "contacts.overflow") == 3);
 
   // steps without rows are not solves; a capped solve counts
