@@ -14,8 +14,7 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 # instruction without the errno branch, on every SDF query's chain
 # trailing struct fields left out of an initializer are zero by the standard (schemas use it)
 CFLAGS_BASE := -std=c11 -g -Wall -Wextra -Werror -Wno-missing-field-initializers \
-  -ffp-contract=off -fno-math-errno -D_DEFAULT_SOURCE \
-  -Iengine -Iassets -Iprobes -Icontrollers -Itasks -Ireports -Icli -Itests $(PKG_CFLAGS)
+  -ffp-contract=off -fno-math-errno -D_DEFAULT_SOURCE $(PKG_CFLAGS)
 OPT ?= -O2
 SAN ?=
 VALGRIND ?= 1
@@ -29,10 +28,29 @@ DEPFLAGS = -MMD -MP
 ENGINE_SRC := $(wildcard engine/*.c)
 ASSETS_SRC := $(wildcard assets/*.c)
 PROBES_SRC := $(wildcard probes/*.c)
+VALIDATE_SRC := $(wildcard validate/*.c)
 CONTROLLERS_SRC := $(wildcard controllers/*.c)
 TASKS_SRC := $(wildcard tasks/*.c tasks/*/*.c)
 REPORTS_SRC := $(wildcard reports/*.c)
+RENDER_SRC := $(wildcard render/*.c)
 CLI_SRC := $(wildcard cli/*.c)
+
+# the layers and the headers each may include (docs/engine.md, "Layers"): a file sees its
+# own layer's headers and those of the layers below it, nothing above, so an include across
+# the rules fails to compile. Tests and benches see everything.
+INC_engine := -Iengine
+INC_assets := $(INC_engine) -Iassets
+INC_probes := $(INC_engine) -Iprobes
+INC_validate := $(INC_engine) -Ivalidate
+INC_controllers := $(INC_assets) -Icontrollers
+INC_tasks := $(INC_assets) -Iprobes -Ivalidate -Icontrollers -Itasks
+INC_reports := $(INC_tasks) -Ireports
+INC_render := $(INC_tasks) -Irender
+INC_cli := $(INC_tasks) -Ireports -Irender -Icli
+INC_tests := $(INC_cli) -Itests
+INC_bench := $(INC_tests)
+# the include flags of source file $(1) (a path below the tree's root), by its top folder
+layer_inc = $(INC_$(firstword $(subst /, ,$(1))))
 TEST_SRC := $(wildcard tests/*/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 
@@ -40,11 +58,14 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 ENGINE_LIB := $(BUILD)/libtightfit_engine.a
 ASSETS_LIB := $(BUILD)/libtightfit_assets.a
 PROBES_LIB := $(BUILD)/libtightfit_probes.a
+VALIDATE_LIB := $(BUILD)/libtightfit_validate.a
 CONTROLLERS_LIB := $(BUILD)/libtightfit_controllers.a
 TASKS_LIB := $(BUILD)/libtightfit_tasks.a
 REPORTS_LIB := $(BUILD)/libtightfit_reports.a
+RENDER_LIB := $(BUILD)/libtightfit_render.a
 # link order: a layer before the layers it uses
-LIBS := $(REPORTS_LIB) $(TASKS_LIB) $(CONTROLLERS_LIB) $(PROBES_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
+LIBS := $(RENDER_LIB) $(REPORTS_LIB) $(TASKS_LIB) $(CONTROLLERS_LIB) $(VALIDATE_LIB) \
+  $(PROBES_LIB) $(ASSETS_LIB) $(ENGINE_LIB)
 CLI_BIN := $(BUILD)/tightfit
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
@@ -61,7 +82,7 @@ deps:
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "cc $<"
-	@$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	@$(CC) $(CFLAGS) $(call layer_inc,$<) $(DEPFLAGS) -c $< -o $@
 
 # ---- profile-guided optimisation of the engine and the parts (PGO=0: off; on by default
 # with GCC 11 or later). Their files are compiled instrumented into $(BUILD)/pgo, linked into
@@ -93,14 +114,15 @@ PGO_AUX = -dumpdir $(abspath $(BUILD)/obj/$(dir $*))/ -dumpbase $(notdir $*)
 $(PGO_GEN_OBJ): $(PGO_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "cc $< (instrumented)"
-	@$(CC) $(CFLAGS) $(DEPFLAGS) $(PGO_AUX) -fprofile-generate=$(PGO_DATA) \
+	@$(CC) $(CFLAGS) $(call layer_inc,$<) $(DEPFLAGS) $(PGO_AUX) -fprofile-generate=$(PGO_DATA) \
 	  -fprofile-update=single -c $< -o $@
 
 # the CLI with the instrumented files and every other object as built. It depends on this
 # Makefile, which lists the instrumented files (and .SECONDARY keeps make from remaking a
 # missing object whose dependents are newer than its source)
 $(PGO_TRAINER): Makefile $(PGO_GEN_OBJ) $(call obj,$(filter-out $(PGO_SRC),$(CLI_SRC) \
-  $(REPORTS_SRC) $(TASKS_SRC) $(CONTROLLERS_SRC) $(PROBES_SRC) $(ASSETS_SRC) $(ENGINE_SRC)))
+  $(RENDER_SRC) $(REPORTS_SRC) $(TASKS_SRC) $(CONTROLLERS_SRC) $(VALIDATE_SRC) $(PROBES_SRC) \
+  $(ASSETS_SRC) $(ENGINE_SRC)))
 	@echo "ld $@"
 	@$(CC) $(CFLAGS) -fprofile-generate -o $@ $(filter %.o,$^) $(LDLIBS)
 
@@ -111,7 +133,7 @@ $(PGO_STAMP): $(PGO_TRAINER) scripts/pgo_train.sh
 $(PGO_OBJ): $(BUILD)/obj/%.o: %.c $(PGO_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "cc $< (profile-guided)"
-	@$(CC) $(CFLAGS) $(DEPFLAGS) $(PGO_AUX) -fprofile-use=$(PGO_DATA) \
+	@$(CC) $(CFLAGS) $(call layer_inc,$<) $(DEPFLAGS) $(PGO_AUX) -fprofile-use=$(PGO_DATA) \
 	  -fprofile-partial-training -c $< -o $@
 endif
 
@@ -127,6 +149,10 @@ $(PROBES_LIB): $(call obj,$(PROBES_SRC))
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
 
+$(VALIDATE_LIB): $(call obj,$(VALIDATE_SRC))
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+
 $(CONTROLLERS_LIB): $(call obj,$(CONTROLLERS_SRC))
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
@@ -136,6 +162,10 @@ $(TASKS_LIB): $(call obj,$(TASKS_SRC))
 	@rm -f $@ && ar rcs $@ $^
 
 $(REPORTS_LIB): $(call obj,$(REPORTS_SRC))
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+
+$(RENDER_LIB): $(call obj,$(RENDER_SRC))
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
 
@@ -224,7 +254,8 @@ fuzz-run: $(FUZZ_BIN)
 clean:
 	rm -rf build out/demo
 
-FORMAT_SRC = $(ENGINE_SRC) $(ASSETS_SRC) $(PROBES_SRC) $(CONTROLLERS_SRC) $(TASKS_SRC) $(REPORTS_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) $(wildcard */*.h */*/*.h)
+FORMAT_SRC = $(ENGINE_SRC) $(ASSETS_SRC) $(PROBES_SRC) $(VALIDATE_SRC) $(CONTROLLERS_SRC) \
+  $(TASKS_SRC) $(REPORTS_SRC) $(RENDER_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) $(wildcard */*.h */*/*.h)
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:

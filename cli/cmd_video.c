@@ -1,6 +1,6 @@
 // `tightfit video --task T [run options] [--camera wide|closeup|grid|px,py,pz,tx,ty,tz,fovy]
 // [--fps 30] [--size 640x480] [--threads N] [--thumbnail FILE.png] --out FILE.mp4`: a rollout
-// video of one run, rendered headless (reports/video_run.h).
+// video of one run, rendered headless (render/video_run.h).
 #include <cJSON.h>
 #include <signal.h>
 #include <stdio.h>

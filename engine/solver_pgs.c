@@ -53,7 +53,7 @@
 // and limits have e >= 0: none). At any solution lambda'(J v + e) <= 0, so t = 1 and a
 // converged answer is never touched. PGS needs it: a sweep lowers f only for frictionless
 // rows and only from where it started, and it starts from the previous step's impulses. On a
-// heavy block landing on a light one (tasks/gate_contact.c, stack_ratio100) each sweep moves
+// heavy block landing on a light one (validate/gate_contact.c, stack_ratio100) each sweep moves
 // the load through the light block by about 1 %, the next step starts from the landing's
 // large impulses, and without the guard that leftover threw the 100 kg block back up (+2.5 J
 // in one step); on the 20-box pile of bench/ such leftovers kept the pile stirring, and 985

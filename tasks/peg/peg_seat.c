@@ -1,5 +1,5 @@
 // The peg's pose against its seat: the tip's gap above the floor and its approach speed,
-// which tasks/seat_speed.h turns into the speed the peg reaches its seat with. The gap is
+// which probes/seat_speed.h turns into the speed the peg reaches its seat with. The gap is
 // the lowest point of the tip face, so a tilted peg meets the floor when its corner does.
 #include <math.h>
 

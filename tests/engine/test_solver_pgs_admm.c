@@ -1026,7 +1026,7 @@ static void test_tall_stack_arena(void** state) {
   env_free(env);
 }
 
-// CRISP's top-heavy stack by hand (tasks/gate_contact.c, stack_ratio100): 0.1 m cubes of
+// CRISP's top-heavy stack by hand (validate/gate_contact.c, stack_ratio100): 0.1 m cubes of
 // 0.01, 1 and 100 kg bottom to top on 4 corner contacts per face, mu 5, h = 1 ms, the top
 // landing at 0.3 m/s: every body stops, the ground carrying the whole impulse
 static test_problem* heavy_on_light(double v_land, double h) {

@@ -24,7 +24,7 @@
 #include "render.h"
 #include "render_internal.h"
 
-#define GOLDEN_PATH "tests/reports/golden/render_scene.png"
+#define GOLDEN_PATH "tests/render/golden/render_scene.png"
 #define GOLDEN_W 200
 #define GOLDEN_H 150
 
