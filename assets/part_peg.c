@@ -19,6 +19,10 @@
 // - square peg and square hole: polyhedra; the distance is the nearest of their triangles
 //   (closest point on a triangle, exact) and the sign comes from a membership test.
 //
+// Lengths are parameters in mm (`diameter_mm`, ...), like the tasks' (issue 19); each builder
+// converts with `mm * 1e-3`, the tasks' own arithmetic, so a task's part is bit for bit the
+// geometry its metre values describe (tf_part_mm gives the mm value to pass).
+//
 // ISO 286 fits: the hole's bore is the peg's diameter plus twice clearance_um; a named fit
 // replaces clearance_um by its mid-tolerance value for the peg's diameter: with the hole at
 // the middle of its H band (EI = 0, width IT_hole) and the shaft at the middle of its band
@@ -47,9 +51,8 @@ static const double iso286_it8[] = {14, 18, 22, 27, 33, 39, 46, 54};          //
 static const double iso286_es_f[] = {-6, -10, -13, -16, -20, -25, -30, -36};  // um
 static const double iso286_es_g[] = {-2, -4, -5, -6, -7, -9, -10, -12};       // um
 
-// radial mid-tolerance clearance (um) of a named fit at diameter d (m); -1 outside the table
-static double iso286_clearance_um(int fit, double d) {
-  double mm = d * 1e3;
+// radial mid-tolerance clearance (um) of a named fit at diameter mm; -1 outside the table
+static double iso286_clearance_um(int fit, double mm) {
   int n = (int)(sizeof(iso286_upto) / sizeof(iso286_upto[0]));
   int k = 0;
   while (k < n && mm > iso286_upto[k]) k++;
@@ -368,22 +371,22 @@ enum { PEG_SHAPE, PEG_DIAMETER, PEG_LENGTH, PEG_CHAMFER, PEG_CHORD, PEG_N };
 
 static const tf_param_spec peg_params[PEG_N] = {
     {"shape", 0, 0, 1, "", "round|square", "round: cylinder; square: square prism"},
-    {"diameter", 0.008, 0.001, 0.1, "m", NULL, "diameter (round) or side (square)"},
-    {"length", 0.03, 0.002, 0.5, "m", NULL, "from the tip (z = 0) to the top"},
-    {"chamfer", 0.0005, 0, 0.01, "m", NULL, "45 deg chamfer at the tip"},
+    {"diameter_mm", 8, 1, 100, "mm", NULL, "diameter (round) or side (square)"},
+    {"length_mm", 30, 2, 500, "mm", NULL, "from the tip (z = 0) to the top"},
+    {"chamfer_mm", 0.5, 0, 10, "mm", NULL, "45 deg chamfer at the tip"},
     {"chord_um", 2, 0.01, 1000, "um", NULL, "mesh: largest distance from the true surface"},
 };
 
 // builds a peg: a lathed section (round) or a chamfered prism (square)
 static int build_peg(const double* v, tf_part_geometry* out, char* err, size_t errlen) {
   int square = v[PEG_SHAPE] > 0.5;
-  double half = 0.5 * v[PEG_DIAMETER], len = v[PEG_LENGTH], ch = v[PEG_CHAMFER];
-  double chord = v[PEG_CHORD] * 1e-6;
+  double half = 0.5 * (v[PEG_DIAMETER] * 1e-3), len = v[PEG_LENGTH] * 1e-3;
+  double ch = v[PEG_CHAMFER] * 1e-3, chord = v[PEG_CHORD] * 1e-6;
   if (ch >= 0.5 * half || ch >= 0.5 * len) {
     snprintf(err, errlen,
-             "part 'peg': chamfer must be under a quarter of the diameter and half "
-             "the length (got %g m)",
-             ch);
+             "part 'peg': chamfer_mm must be under a quarter of diameter_mm and half "
+             "of length_mm (got %g mm)",
+             v[PEG_CHAMFER]);
     return -1;
   }
   tf_profile_mesh m;
@@ -457,14 +460,14 @@ enum {
 
 static const tf_param_spec hole_params[HOLE_N] = {
     {"shape", 0, 0, 1, "", "round|square", "round bore or square pocket"},
-    {"diameter", 0.008, 0.001, 0.1, "m", NULL, "the mating peg's diameter (or side)"},
+    {"diameter_mm", 8, 1, 100, "mm", NULL, "the mating peg's diameter (or side)"},
     {"clearance_um", 25, 0, 2000, "um", NULL, "radial clearance, (hole - peg) / 2"},
     {"fit", 0, 0, FIT_N - 1, "", "none|H7/h6|H7/g6|H8/f7",
      "ISO 286 fit at mid-tolerance for the diameter; replaces clearance_um unless none"},
-    {"depth", 0.02, 0.001, 0.5, "m", NULL, "bore depth below the top face (z = 0)"},
-    {"chamfer", 0.0005, 0, 0.01, "m", NULL, "45 deg entry chamfer"},
-    {"block_side", 0.03, 0.003, 1, "m", NULL, "the block's width and breadth"},
-    {"block_height", 0.03, 0.002, 1, "m", NULL, "the block's height (> depth)"},
+    {"depth_mm", 20, 1, 500, "mm", NULL, "bore depth below the top face (z = 0)"},
+    {"chamfer_mm", 0.5, 0, 10, "mm", NULL, "45 deg entry chamfer"},
+    {"block_side_mm", 30, 3, 1000, "mm", NULL, "the block's width and breadth"},
+    {"block_height_mm", 30, 2, 1000, "mm", NULL, "the block's height (> depth_mm)"},
     {"chord_um", 2, 0.01, 1000, "um", NULL, "mesh: largest distance from the true surface"},
 };
 
@@ -476,24 +479,25 @@ static int build_hole(const double* v, tf_part_geometry* out, char* err, size_t 
   if (fit != FIT_NONE) {
     clear_um = iso286_clearance_um(fit, v[HOLE_DIAMETER]);
     if (clear_um < 0) {
-      snprintf(err, errlen, "part 'hole': fit needs a diameter of 1 to 120 mm (got %g m)",
+      snprintf(err, errlen, "part 'hole': fit needs a diameter_mm of 1 to 120 (got %g)",
                v[HOLE_DIAMETER]);
       return -1;
     }
   }
-  double rb = 0.5 * v[HOLE_DIAMETER] + clear_um * 1e-6;
-  double depth = v[HOLE_DEPTH], ch = v[HOLE_CHAMFER];
-  double bh = 0.5 * v[HOLE_SIDE], height = v[HOLE_HEIGHT], chord = v[HOLE_CHORD] * 1e-6;
+  double rb = 0.5 * (v[HOLE_DIAMETER] * 1e-3) + clear_um * 1e-6;
+  double depth = v[HOLE_DEPTH] * 1e-3, ch = v[HOLE_CHAMFER] * 1e-3;
+  double bh = 0.5 * (v[HOLE_SIDE] * 1e-3), height = v[HOLE_HEIGHT] * 1e-3;
+  double chord = v[HOLE_CHORD] * 1e-6;
   if (depth >= height) {
-    snprintf(err, errlen, "part 'hole': depth must be below block_height (%g >= %g m)", depth,
-             height);
+    snprintf(err, errlen, "part 'hole': depth_mm must be below block_height_mm (%g >= %g)",
+             v[HOLE_DEPTH], v[HOLE_HEIGHT]);
     return -1;
   }
   if (ch >= 0.5 * depth || ch >= rb) {
     snprintf(err, errlen,
-             "part 'hole': chamfer must be under half the depth and the radius "
-             "(got %g m)",
-             ch);
+             "part 'hole': chamfer_mm must be under half of depth_mm and the bore's radius "
+             "(got %g mm)",
+             v[HOLE_CHAMFER]);
     return -1;
   }
   double rim = rb + ch;
@@ -501,9 +505,9 @@ static int build_hole(const double* v, tf_part_geometry* out, char* err, size_t 
   double reach = square ? rim * sqrt(2.0) : rim;
   if (reach > bh - 0.0005) {
     snprintf(err, errlen,
-             "part 'hole': block_side must leave at least 0.5 mm of wall around "
-             "the %s (got %g m)",
-             square ? "pocket" : "bore", 2 * bh);
+             "part 'hole': block_side_mm must leave at least 0.5 mm of wall around "
+             "the %s (got %g mm)",
+             square ? "pocket" : "bore", v[HOLE_SIDE]);
     return -1;
   }
   tf_profile_mesh m;

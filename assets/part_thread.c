@@ -188,7 +188,7 @@ enum { BOLT_SIZE, BOLT_LENGTH, BOLT_FIT, BOLT_CLEARANCE, BOLT_CHORD, BOLT_SDF, B
 
 static const tf_param_spec bolt_params[BOLT_N] = {
     {"size", 1, 0, NSIZE - 1, "", SIZE_CHOICES, "ISO metric coarse thread"},
-    {"length", 0.02, 0.003, 0.2, "m", NULL, "threaded shank, from under the head to the tip"},
+    {"length_mm", 20, 3, 200, "mm", NULL, "threaded shank, from under the head to the tip"},
     {"fit", 0, 0, FIT_N - 1, "", "6H/6g|6H/6g-mid|none",
      "thread allowance delta: 6g deviation (maximum material), both at mid-tolerance, or "
      "clearance_um"},
@@ -202,7 +202,8 @@ static const tf_param_spec bolt_params[BOLT_N] = {
 static int build_bolt(const double* v, tf_part_geometry* out, char* err, size_t errlen) {
   const iso_thread* iso = &iso_sizes[(int)v[BOLT_SIZE]];
   double delta = thread_delta(iso, (int)v[BOLT_FIT], v[BOLT_CLEARANCE]);
-  double len = v[BOLT_LENGTH], chord = v[BOLT_CHORD] * 1e-6;
+  // mm * 1e-3: the tasks' own conversion, so tf_part_mm's value gives their length exactly
+  double len = v[BOLT_LENGTH] * 1e-3, chord = v[BOLT_CHORD] * 1e-6;
   double apothem = 0.5 * iso->s * 1e-3, k = iso->k * 1e-3;
   thread_sdf* t = calloc(1, sizeof(*t));
   if (!t) {
@@ -213,8 +214,8 @@ static int build_bolt(const double* v, tf_part_geometry* out, char* err, size_t 
   double rmaj = t->thread.kink[0][0], rmin = t->thread.kink[1][0];
   double rtip = rmin - t->thread.pitch / 8;
   if (len < rmaj - rtip + 2 * t->thread.pitch) {
-    snprintf(err, errlen, "part 'bolt': length must be at least %g m for M%g (got %g m)",
-             rmaj - rtip + 2 * t->thread.pitch, iso->d, len);
+    snprintf(err, errlen, "part 'bolt': length_mm must be at least %g for M%g (got %g)",
+             1e3 * (rmaj - rtip + 2 * t->thread.pitch), iso->d, v[BOLT_LENGTH]);
     free(t);
     return -1;
   }
@@ -291,7 +292,7 @@ static int build_bolt(const double* v, tf_part_geometry* out, char* err, size_t 
 const tf_part_info tf_part_bolt = {
     "bolt",
     "ISO metric hex bolt: head below z = 0, thread (ISO 68-1, minus the fit's allowance) "
-    "up to z = length",
+    "up to z = length_mm",
     bolt_params,
     BOLT_N,
     build_bolt,

@@ -152,6 +152,20 @@ int tf_part_parse(const tf_part_info* part, const tf_kv* kv, int nkv, double* va
                         errlen);
 }
 
+double tf_part_mm(double metres) {
+  // mm * 1e-3 is monotonic in mm, and metres * 1e3 lands within an ulp or two of where it
+  // equals metres: search a few ulps either side for an exact mm, else take the nearest
+  double guess = metres * 1e3, best = guess;
+  double best_off = fabs(guess * 1e-3 - metres);
+  double mm = guess;
+  for (int k = 0; k < 4; k++) mm = nextafter(mm, -INFINITY);
+  for (int k = 0; k < 9 && best_off > 0; k++, mm = nextafter(mm, INFINITY)) {
+    double off = fabs(mm * 1e-3 - metres);
+    if (off < best_off) best = mm, best_off = off;
+  }
+  return best;
+}
+
 int tf_part_build(const char* name, const tf_kv* kv, int nkv, tf_part_geometry* out, char* err,
                   size_t errlen) {
   memset(out, 0, sizeof(*out));

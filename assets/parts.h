@@ -35,7 +35,7 @@ typedef struct tf_param_spec {
   const char* key;
   double value;         // default
   double lo, hi;        // accepted range (inclusive)
-  const char* unit;     // "m", "um", "deg", "" ...
+  const char* unit;     // "mm", "um", "deg", "" ...
   const char* choices;  // NULL for numbers, else "a|b|c"
   const char* help;
   int list;                  // > 0: a comma-separated list of up to this many numbers, each in
@@ -65,6 +65,12 @@ int tf_param_parse(const char* what, const char* owner, const tf_param_spec* par
                    const tf_kv* kv, int nkv, double* values, char* err, size_t errlen);
 // every entry of a list parameter, from kv or its default; returns the count (<= max) or -1
 int tf_param_list(const tf_param_spec* spec, const tf_kv* kv, int nkv, double* out, int max);
+
+// the value to pass for a part's length parameter in mm (`diameter_mm`, ...) that the part's
+// conversion, mm * 1e-3, turns back into `metres` bit for bit, so a task's part is the solid
+// its metre values describe; where no double does (a few in a hundred derived values, such
+// as a sum), the one nearest them (an ulp off)
+double tf_part_mm(double metres);
 
 // parses key=value pairs against the part's schema (defaults for the rest) and builds it;
 // unknown keys (the message lists the valid ones), bad numbers, values out of range and

@@ -146,7 +146,7 @@ static void thread_sdf(const char* part, int last) {
 // the seated-nut section of the report (the last one), rounds timed repetitions per pair
 static int seated_only(int rounds) {
   char err[256];
-  tf_kv kb[] = {{"size", "M16"}, {"length", "0.04"}, {"fit", "6H/6g-mid"}};
+  tf_kv kb[] = {{"size", "M16"}, {"length_mm", "40"}, {"fit", "6H/6g-mid"}};
   tf_kv coarse[] = {{"size", "M16"}, {"chord_um", "40"}};
   tf_part_geometry bolt, nut;
   if (tf_part_build("bolt", kb, 3, &bolt, err, sizeof(err))) {

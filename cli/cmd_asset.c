@@ -23,9 +23,9 @@ static int list_parts(int json) {
       for (int k = 0; k < p->nparam; k++) {
         const tf_param_spec* s = &p->params[k];
         if (s->choices) {
-          printf("  %-14s %-22s %s\n", s->key, s->choices, s->help);
+          printf("  %-16s %-22s %s\n", s->key, s->choices, s->help);
         } else {
-          printf("  %-14s %-10g [%g, %g] %-4s %s\n", s->key, s->value, s->lo, s->hi, s->unit,
+          printf("  %-16s %-10g [%g, %g] %-4s %s\n", s->key, s->value, s->lo, s->hi, s->unit,
                  s->help);
         }
       }

@@ -25,11 +25,12 @@ static const char* const fit_names[] = {"none", "6H/6g", "6H/6g-mid"};
 static int build_bolt(tf_part_geometry* g, const double* v, double length, double chord_um,
                       char* err, size_t errlen) {
   char len_s[32], clr_s[32], chord_s[32];
-  snprintf(len_s, sizeof(len_s), "%.17g", length);
+  // in mm, the value the part turns back into exactly this length
+  snprintf(len_s, sizeof(len_s), "%.17g", tf_part_mm(length));
   snprintf(clr_s, sizeof(clr_s), "%.17g", v[BN_CLEARANCE]);
   snprintf(chord_s, sizeof(chord_s), "%.17g", chord_um);
   tf_kv kv[] = {{"size", size_names[(int)v[BN_SIZE]]},
-                {"length", len_s},
+                {"length_mm", len_s},
                 {"fit", fit_names[(int)v[BN_FIT]]},
                 {"clearance_um", clr_s},
                 {"chord_um", chord_s}};

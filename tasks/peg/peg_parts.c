@@ -18,6 +18,12 @@ static void put(tf_kv* kv, char (*text)[32], int i, const char* key, double valu
   kv[i].value = text[i];
 }
 
+// the same for a length the part takes in mm: the mm value the part turns back into exactly
+// these metres (the run's physics must not hang on how the part reads its units)
+static void put_mm(tf_kv* kv, char (*text)[32], int i, const char* key, double metres) {
+  put(kv, text, i, key, tf_part_mm(metres));
+}
+
 // half the block's side: a diameter each side of the axis (CRISP's look), or more when the
 // rim (a square pocket's corner) would leave less than BLOCK_WALL
 static double block_half(const peg_config* c) {
@@ -33,17 +39,17 @@ int peg_parts_build(tf_part_geometry* peg, tf_part_geometry* hole, const peg_con
   tf_kv kv[8];
   char text[8][32];
   kv[0].key = "shape", kv[0].value = c->square ? "square" : "round";
-  put(kv, text, 1, "diameter", c->diameter);
-  put(kv, text, 2, "length", c->length);
-  put(kv, text, 3, "chamfer", c->chamfer);
+  put_mm(kv, text, 1, "diameter_mm", c->diameter);
+  put_mm(kv, text, 2, "length_mm", c->length);
+  put_mm(kv, text, 3, "chamfer_mm", c->chamfer);
   put(kv, text, 4, "chord_um", c->chord * 1e6);
   int rc = tf_part_build("peg", kv, 5, peg, err, errlen);
   if (rc == 0) {
     put(kv, text, 2, "clearance_um", c->clearance * 1e6);
-    put(kv, text, 3, "depth", c->depth);
-    put(kv, text, 4, "chamfer", c->chamfer);
-    put(kv, text, 5, "block_side", 2 * block_half(c));
-    put(kv, text, 6, "block_height", c->depth + PEG_BLOCK_FLOOR);
+    put_mm(kv, text, 3, "depth_mm", c->depth);
+    put_mm(kv, text, 4, "chamfer_mm", c->chamfer);
+    put_mm(kv, text, 5, "block_side_mm", 2 * block_half(c));
+    put_mm(kv, text, 6, "block_height_mm", c->depth + PEG_BLOCK_FLOOR);
     put(kv, text, 7, "chord_um", c->chord * 1e6);
     rc = tf_part_build("hole", kv, 8, hole, err, errlen);
   }

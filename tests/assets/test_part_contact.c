@@ -79,7 +79,7 @@ static void part_shape(tf_shape* s, const tf_part_geometry* g, int as_mesh, doub
 // without slabs the middle turns lost their rows; now each engaged turn has rows on both flanks
 static void test_seated_nut_reduction(void** state) {
   (void)state;
-  tf_kv kb[] = {{"size", "M16"}, {"length", "0.04"}, {"fit", "6H/6g-mid"}};
+  tf_kv kb[] = {{"size", "M16"}, {"length_mm", "40"}, {"fit", "6H/6g-mid"}};
   tf_kv kn[] = {{"size", "M16"}, {"chord_um", "40"}};  // the bench's nut mesh
   tf_part_geometry bolt, nut;
   build_part(&bolt, "bolt", kb, 3);

@@ -226,9 +226,9 @@ static void check_exact(const tf_part_geometry* g, double (*exact)(const double*
 static void test_peg_round_exact(void** state) {
   (void)state;
   tf_kv kv[] = {{"shape", "round"},
-                {"diameter", "0.008"},
-                {"length", "0.012"},
-                {"chamfer", "0.0006"},
+                {"diameter_mm", "8"},
+                {"length_mm", "12"},
+                {"chamfer_mm", "0.6"},
                 {"chord_um", "0.1"}};
   tf_part_geometry g;
   build(&g, "peg", kv, 5);
@@ -247,7 +247,7 @@ static void test_peg_round_exact(void** state) {
 static void test_peg_square_exact(void** state) {
   (void)state;
   tf_kv kv[] = {
-      {"shape", "square"}, {"diameter", "0.01"}, {"length", "0.015"}, {"chamfer", "0.001"}};
+      {"shape", "square"}, {"diameter_mm", "10"}, {"length_mm", "15"}, {"chamfer_mm", "1"}};
   tf_part_geometry g;
   build(&g, "peg", kv, 4);
   assert_true(g.error_bound == 0 && g.chord_error == 0);
@@ -261,9 +261,9 @@ static void test_peg_square_exact(void** state) {
 // round hole: exact, also right at the rim where box minus cylinder is not
 static void test_hole_round_exact(void** state) {
   (void)state;
-  tf_kv kv[] = {{"shape", "round"},        {"diameter", "0.008"}, {"clearance_um", "50"},
-                {"depth", "0.01"},         {"chamfer", "0.0005"}, {"block_side", "0.016"},
-                {"block_height", "0.014"}, {"chord_um", "0.1"}};
+  tf_kv kv[] = {{"shape", "round"},        {"diameter_mm", "8"},  {"clearance_um", "50"},
+                {"depth_mm", "10"},        {"chamfer_mm", "0.5"}, {"block_side_mm", "16"},
+                {"block_height_mm", "14"}, {"chord_um", "0.1"}};
   tf_part_geometry g;
   build(&g, "hole", kv, 8);
   assert_true(g.error_bound == 0);
@@ -283,9 +283,9 @@ static void test_hole_round_exact(void** state) {
 // square hole: exact against its own polyhedral mesh
 static void test_hole_square_exact(void** state) {
   (void)state;
-  tf_kv kv[] = {{"shape", "square"},      {"diameter", "0.006"}, {"clearance_um", "100"},
-                {"depth", "0.008"},       {"chamfer", "0.0004"}, {"block_side", "0.014"},
-                {"block_height", "0.012"}};
+  tf_kv kv[] = {{"shape", "square"},      {"diameter_mm", "6"},  {"clearance_um", "100"},
+                {"depth_mm", "8"},        {"chamfer_mm", "0.4"}, {"block_side_mm", "14"},
+                {"block_height_mm", "12"}};
   tf_part_geometry g;
   build(&g, "hole", kv, 7);
   assert_true(g.error_bound == 0 && g.chord_error == 0);
@@ -299,8 +299,8 @@ static void test_hole_square_exact(void** state) {
 
 // the bore radius a fit gives, read from the SDF on the axis half way down
 static double bore_radius(const char* fit, const char* diameter) {
-  tf_kv kv[] = {{"fit", fit},     {"diameter", diameter}, {"clearance_um", "999"},
-                {"depth", "0.3"}, {"block_side", "0.2"},  {"block_height", "0.35"}};
+  tf_kv kv[] = {{"fit", fit},        {"diameter_mm", diameter}, {"clearance_um", "999"},
+                {"depth_mm", "300"}, {"block_side_mm", "200"},  {"block_height_mm", "350"}};
   tf_part_geometry g;
   build(&g, "hole", kv, 6);
   double p[3] = {0, 0, -0.15}, grad[3];
@@ -318,16 +318,34 @@ static void test_iso286_fits(void** state) {
     const char* d;
     double um;
   } cases[] = {
-      {"H7/h6", "0.008", 6},     {"H7/g6", "0.008", 8.5}, {"H8/f7", "0.008", 15.75},
-      {"H7/g6", "0.012", 10.25}, {"H7/h6", "0.025", 8.5}, {"H8/f7", "0.04", 28.5},
-      {"H7/g6", "0.06", 17.25},  {"H7/h6", "0.1", 14.25},
+      {"H7/h6", "8", 6},    {"H7/g6", "8", 8.5},   {"H8/f7", "8", 15.75},  {"H7/g6", "12", 10.25},
+      {"H7/h6", "25", 8.5}, {"H8/f7", "40", 28.5}, {"H7/g6", "60", 17.25}, {"H7/h6", "100", 14.25},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-    double want = 0.5 * atof(cases[i].d) + cases[i].um * 1e-6;
+    double want = 0.5 * atof(cases[i].d) * 1e-3 + cases[i].um * 1e-6;
     assert_true(fabs(bore_radius(cases[i].fit, cases[i].d) - want) < 1e-12);
   }
   // none keeps clearance_um
-  assert_true(fabs(bore_radius("none", "0.008") - (0.004 + 999e-6)) < 1e-12);
+  assert_true(fabs(bore_radius("none", "8") - (0.004 + 999e-6)) < 1e-12);
+}
+
+// a task's metre values reach the parts' mm parameters bit for bit (issue 19): every length
+// of 1 um steps to 500 mm as a task converts it (mm * 1e-3), and a built hole's block
+static void test_mm_round_trip(void** state) {
+  (void)state;
+  for (int i = 0; i <= 500000; i++) {
+    double m = (i / 1000.0) * 1e-3;
+    assert_true(tf_part_mm(m) * 1e-3 == m);
+  }
+  double side = 2 * (50 * 1e-3), height = 25 * 1e-3 + 0.02;
+  char s[32], h[32];
+  snprintf(s, sizeof(s), "%.17g", tf_part_mm(side));
+  snprintf(h, sizeof(h), "%.17g", tf_part_mm(height));
+  tf_kv kv[] = {{"block_side_mm", s}, {"block_height_mm", h}};
+  tf_part_geometry g;
+  build(&g, "hole", kv, 2);
+  assert_true(g.aabb[3] == 0.5 * side && g.aabb[2] == -height);
+  tf_part_geometry_free(&g);
 }
 
 // a refused build: -1 and a message holding each needle
@@ -348,21 +366,22 @@ static void test_bad_parameters(void** state) {
   (void)state;
   tf_kv unknown[] = {{"radius", "0.004"}};
   expect_error("peg", unknown, 1, "unknown parameter 'radius'",
-               "valid: shape diameter length chamfer chord_um");
-  tf_kv range[] = {{"diameter", "0.5"}};
-  expect_error("peg", range, 1, "part 'peg': diameter must be in", "0.5");
+               "valid: shape diameter_mm length_mm chamfer_mm chord_um");
+  tf_kv range[] = {{"diameter_mm", "500"}};
+  expect_error("peg", range, 1, "part 'peg': diameter_mm must be in", "500");
   tf_kv shape[] = {{"shape", "hexagon"}};
   expect_error("hole", shape, 1, "shape must be one of round|square", "hexagon");
   tf_kv fit[] = {{"fit", "H6/h5"}};
   expect_error("hole", fit, 1, "fit must be one of none|H7/h6|H7/g6|H8/f7", NULL);
   tf_kv number[] = {{"clearance_um", "lots"}};
   expect_error("hole", number, 1, "clearance_um needs a number", NULL);
-  tf_kv chamfer[] = {{"diameter", "0.004"}, {"chamfer", "0.005"}};
-  expect_error("peg", chamfer, 2, "part 'peg': chamfer", NULL);
-  tf_kv deep[] = {{"depth", "0.04"}, {"block_height", "0.03"}};
-  expect_error("hole", deep, 2, "part 'hole': depth must be below block_height", NULL);
-  tf_kv thin[] = {{"shape", "square"}, {"diameter", "0.02"}, {"block_side", "0.025"}};
-  expect_error("hole", thin, 3, "part 'hole': block_side", NULL);
+  tf_kv chamfer[] = {{"diameter_mm", "4"}, {"chamfer_mm", "5"}};
+  expect_error("peg", chamfer, 2, "part 'peg': chamfer_mm", "(got 5 mm)");
+  tf_kv deep[] = {{"depth_mm", "40"}, {"block_height_mm", "30"}};
+  expect_error("hole", deep, 2, "part 'hole': depth_mm must be below block_height_mm",
+               "(40 >= 30)");
+  tf_kv thin[] = {{"shape", "square"}, {"diameter_mm", "20"}, {"block_side_mm", "25"}};
+  expect_error("hole", thin, 3, "part 'hole': block_side_mm", "(got 25 mm)");
 }
 
 // the suite
@@ -370,7 +389,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_peg_round_exact),  cmocka_unit_test(test_peg_square_exact),
       cmocka_unit_test(test_hole_round_exact), cmocka_unit_test(test_hole_square_exact),
-      cmocka_unit_test(test_iso286_fits),      cmocka_unit_test(test_bad_parameters),
+      cmocka_unit_test(test_iso286_fits),      cmocka_unit_test(test_mm_round_trip),
+      cmocka_unit_test(test_bad_parameters),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

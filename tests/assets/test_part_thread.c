@@ -296,7 +296,7 @@ static void build(tf_part_geometry* g, const char* name, const tf_kv* kv, int nk
 static void check_thread_part(const iso_row* iso, int nut) {
   const char* name = nut ? "nut" : "bolt";
   double length = 0.012;
-  tf_kv kv[] = {{"size", iso->name}, {"chord_um", "0.1"}, {"length", "0.012"}};
+  tf_kv kv[] = {{"size", iso->name}, {"chord_um", "0.1"}, {"length_mm", "12"}};
   tf_part_geometry g;
   build(&g, name, kv, nut ? 2 : 3);
   thread_part t = make_part(iso, nut, nut ? 0 : 0.5 * iso->es * 1e-6, length);
@@ -428,8 +428,8 @@ static void test_nut_m16_exact(void** state) {
 // the part built twice, with the feature table and with the section search everywhere
 static void build_both(tf_part_geometry* table, tf_part_geometry* search, const iso_row* iso,
                        int nut, const char* length) {
-  tf_kv kt[] = {{"size", iso->name}, {"sdf", "table"}, {"length", length}};
-  tf_kv ks[] = {{"size", iso->name}, {"sdf", "search"}, {"length", length}};
+  tf_kv kt[] = {{"size", iso->name}, {"sdf", "table"}, {"length_mm", length}};
+  tf_kv ks[] = {{"size", iso->name}, {"sdf", "search"}, {"length_mm", length}};
   build(table, nut ? "nut" : "bolt", kt, nut ? 2 : 3);
   build(search, nut ? "nut" : "bolt", ks, nut ? 2 : 3);
   assert_true(table->params_size > search->params_size);  // the cells came along
@@ -475,7 +475,7 @@ static double table_vs_search(const tf_part_geometry* table, const tf_part_geome
 static void check_table_part(const iso_row* iso, int nut) {
   tf_part_geometry table, search;
   double length = 0.02;
-  build_both(&table, &search, iso, nut, "0.02");
+  build_both(&table, &search, iso, nut, "20");
   assert_true(table.error_bound == search.error_bound);
   test_rng rng = {0x7AB1E ^ (uint64_t)(iso->d * 10) ^ (uint64_t)nut};
   double* pts = malloc(sizeof(double) * 3 * NTABLE);
@@ -532,7 +532,7 @@ static void test_table_vs_search(void** state) {
 static void compare_builds(const iso_row* iso, int nut, const double* pts, int n,
                            const char* where) {
   tf_part_geometry table, search;
-  build_both(&table, &search, iso, nut, "0.02");
+  build_both(&table, &search, iso, nut, "20");
   thread_part t = make_part(iso, nut, nut ? 0 : 0.5 * iso->es * 1e-6, 0.02);
   int judged, ties = 0;
   double above, worst = table_vs_search(&table, &search, &t, pts, n, &above, &judged);
@@ -685,7 +685,7 @@ static void check_table_module(const iso_row* iso, int nut) {
   tf_thread_table_fill(&tab, cells);
   assert_int_equal(tab.nfallback, 0);
   tf_part_geometry search;
-  tf_kv ks[] = {{"size", iso->name}, {"sdf", "search"}, {"length", "0.04"}};
+  tf_kv ks[] = {{"size", iso->name}, {"sdf", "search"}, {"length_mm", "40"}};
   build(&search, nut ? "nut" : "bolt", ks, nut ? 2 : 3);
   test_rng rng = {0x7AB1E5 ^ (uint64_t)(iso->d * 10) ^ (uint64_t)nut};
   double zmid = nut ? 0.5 * iso->m * 1e-3 : 0.02, worst = 0, worst_grad = 0, norm = 0;
@@ -769,8 +769,8 @@ static void bolt_flank_point(double p[3], const thread_part* t, double r, double
 static void check_fit(const iso_row* iso, const char* fit, const char* clearance, double delta) {
   double length = 2 * iso->m * 1e-3 + 0.004;
   char len[32];
-  snprintf(len, sizeof(len), "%.6f", length);
-  tf_kv kb[] = {{"size", iso->name}, {"length", len}, {"fit", fit}, {"clearance_um", clearance}};
+  snprintf(len, sizeof(len), "%.3f", length * 1e3);
+  tf_kv kb[] = {{"size", iso->name}, {"length_mm", len}, {"fit", fit}, {"clearance_um", clearance}};
   tf_kv kn[] = {{"size", iso->name}};
   tf_part_geometry bolt, nut;
   build(&bolt, "bolt", kb, 4);
@@ -869,8 +869,8 @@ static void test_bad_parameters(void** state) {
   expect_error("bolt", clearance, 2, "part 'bolt': clearance_um must be in", "um");
   tf_kv fit[] = {{"fit", "6H/4h"}};
   expect_error("bolt", fit, 1, "fit must be one of 6H/6g|6H/6g-mid|none", NULL);
-  tf_kv shorty[] = {{"size", "M20"}, {"length", "0.004"}};
-  expect_error("bolt", shorty, 2, "part 'bolt': length must be at least", NULL);
+  tf_kv shorty[] = {{"size", "M20"}, {"length_mm", "4"}};
+  expect_error("bolt", shorty, 2, "part 'bolt': length_mm must be at least", "(got 4)");
 }
 
 // the suite

@@ -421,6 +421,11 @@ static void test_asset_export_errors(void** state) {
   const char* bad_dir[] = {"asset", "export", "nut", "--out", "/nonexistent_dir/x.stl", NULL};
   const char* n5[] = {"/nonexistent_dir/x.stl", NULL};
   expect_usage_error(bad_dir, n5, 0);
+  // lengths are in mm, named so, like the tasks' (issue 19): the old metre key is refused
+  const char* old_key[] = {"asset",          "export", "peg",        "--set",
+                           "diameter=0.008", "--out",  "/tmp/x.obj", NULL};
+  const char* n6[] = {"'diameter'", "diameter_mm", NULL};
+  expect_usage_error(old_key, n6, 0);
   struct stat st;
   assert_true(stat("/nonexistent_dir/x.stl", &st) != 0);
 }
