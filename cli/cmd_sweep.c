@@ -605,10 +605,15 @@ int tf_cmd_sweep(int argc, char** argv) {
     tasks[ntasks++] = tf_task_at(i);
   }
   tf_sweep_plan plan;
-  char err[2048];
-  // every problem in the config is reported before the folder is touched or anything runs
+  char err[TF_CONFIG_ERRORS_TEXT];
+  // every problem in the config is reported before the folder is touched or anything runs,
+  // one line each
   if (tf_sweep_plan_load(&plan, a.config, tasks, ntasks, err, sizeof(err))) {
-    fprintf(stderr, "tightfit sweep: %s\n", err);
+    for (char *line = err, *next; line; line = next) {
+      next = strchr(line, '\n');
+      if (next) *next++ = 0;
+      fprintf(stderr, "tightfit sweep: %s\n", line);
+    }
     return TF_EXIT_USAGE;
   }
   tf_sweep_video video;

@@ -1,17 +1,19 @@
 // A sweep configuration and its expansion into runs (see sweep_config.h). Parsing checks one
-// JSON path at a time so that every message can name where the problem is; expansion then
+// JSON path at a time so that every message can name where the problem is, and goes on past
+// a problem so that one pass lists them all (up to TF_CONFIG_MAX_ERRORS); expansion then
 // walks tasks x grid odometer x seeds; finally every run's parameters go through the task's
 // own tf_param_parse, the same check tf_task_run makes, so a sweep never fails on bad options
 // half way through.
 #include "sweep_config.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_errors.h"
 #include "file_io.h"
+#include "json_keys.h"
 
 // the limits of `tightfit run --task` and the runner, so that every command a sweep writes runs
 #define MIN_DT 1e-7        // s
@@ -32,14 +34,6 @@ static const char* const physics_keys[] = {"solver",     "dt",          "substep
                                            "iterations", "relinearize", "persist_tol"};
 #define NTOP ((int)(sizeof(top_keys) / sizeof(top_keys[0])))
 #define NPHYSICS ((int)(sizeof(physics_keys) / sizeof(physics_keys[0])))
-
-static int config_fail(char* err, size_t errlen, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 // the shortest %g text that reads back as exactly x, so that 0.001 prints as "0.001" (not
 // "0.0010000000000000000208") and the run id does not depend on how the JSON spelled it
@@ -65,33 +59,46 @@ static char* dup_text(const char* s) {
 }
 
 // ---- parsing
+//
+// Each check reports what it finds and returns -1, and its caller carries on with whatever
+// does not depend on the bad part: a bad task name does not hide a bad dt, a bad grid.dt[0]
+// does not hide a bad grid.dt[1]. What cannot be checked without the bad part is skipped
+// rather than guessed at (a parameter key when a task name is wrong: it may be that task's).
 
 // a number that must be an integer in [lo, hi]: 0, or -1 with the message
-static int check_integer(const cJSON* v, double lo, double hi, const char* path, char* err,
-                         size_t errlen) {
-  if (!cJSON_IsNumber(v)) return config_fail(err, errlen, "%s: must be an integer", path);
+static int check_integer(const cJSON* v, double lo, double hi, const char* path,
+                         tf_config_errors* e) {
+  if (!cJSON_IsNumber(v)) return tf_config_fail(e, "%s: must be an integer", path);
   double x = v->valuedouble;
-  if (!isfinite(x))
-    return config_fail(err, errlen, "%s: number out of range (overflows a double)", path);
+  if (!isfinite(x)) return tf_config_fail(e, "%s: number out of range (overflows a double)", path);
   if (x != floor(x) || x < lo || x > hi) {
-    return config_fail(err, errlen, "%s: must be an integer in [%.17g, %.17g] (got %g)", path, lo,
-                       hi, x);
+    return tf_config_fail(e, "%s: must be an integer in [%.17g, %.17g] (got %g)", path, lo, hi, x);
   }
   return 0;
 }
 
-static int check_object(const cJSON* o, const char* path, char* err, size_t errlen) {
-  if (!cJSON_IsObject(o)) return config_fail(err, errlen, "%s: must be a JSON object", path);
-  // cJSON keeps both copies of a repeated key and finds the first: say so instead
-  for (const cJSON* a = o->child; a; a = a->next) {
-    for (const cJSON* b = a->next; b; b = b->next) {
-      if (strcmp(a->string, b->string) == 0) {
-        return config_fail(err, errlen, "%s%s%s: key given twice", path[0] ? path : "",
-                           path[0] ? "." : "", a->string);
-      }
+// an object, each of whose keys appears once: each repeated key named once (callers read the
+// first copy and skip the others). Returns the members' repeat flags (tf_json_key_repeats:
+// 2 on a repeat; free them), NULL when o is not an object, has no members or memory ran out
+static unsigned char* check_object(const cJSON* o, const char* path, tf_config_errors* e) {
+  if (!cJSON_IsObject(o)) {
+    tf_config_fail(e, "%s: must be a JSON object", path);
+    return NULL;
+  }
+  int n = 0;
+  unsigned char* repeat = tf_json_key_repeats(o, &n);
+  if (!repeat) {
+    if (n > 0) tf_config_oom(e);
+    return NULL;
+  }
+  int i = 0;
+  for (const cJSON* a = o->child; a; a = a->next, i++) {
+    if (repeat[i] == 1) {
+      tf_config_fail(e, "%s%s%s: key given twice", path[0] ? path : "", path[0] ? "." : "",
+                     a->string);
     }
   }
-  return 0;
+  return repeat;
 }
 
 // "valid: ..." for an unknown task: the registry's names
@@ -104,21 +111,22 @@ static void task_names(const tf_task_info* const* tasks, int ntasks, char* out, 
   if (ntasks == 0) snprintf(out, n, "no tasks are registered");
 }
 
+// the listed tasks into plan->task: 0, or -1 when any is missing or unknown (then the task
+// parameters cannot be told from typos)
 static int parse_tasks(tf_sweep_plan* plan, const cJSON* root, const tf_task_info* const* tasks,
-                       int ntasks, char* err, size_t errlen) {
+                       int ntasks, tf_config_errors* e) {
   char valid[512];
   task_names(tasks, ntasks, valid, sizeof(valid));
   const cJSON* t = cJSON_GetObjectItemCaseSensitive(root, "task");
-  if (!t) return config_fail(err, errlen, "task: missing (valid: %s)", valid);
+  if (!t) return tf_config_fail(e, "task: missing (valid: %s)", valid);
   int n = cJSON_IsArray(t) ? cJSON_GetArraySize(t) : 1;
   if (!cJSON_IsArray(t) && !cJSON_IsString(t)) {
-    return config_fail(err, errlen, "task: must be a task name or a list of names (valid: %s)",
-                       valid);
+    return tf_config_fail(e, "task: must be a task name or a list of names (valid: %s)", valid);
   }
-  if (n == 0) return config_fail(err, errlen, "task: empty list (valid: %s)", valid);
-  if (n > TF_SWEEP_MAX_TASKS) {
-    return config_fail(err, errlen, "task: more than %d tasks", TF_SWEEP_MAX_TASKS);
-  }
+  if (n == 0) return tf_config_fail(e, "task: empty list (valid: %s)", valid);
+  if (n > TF_SWEEP_MAX_TASKS)
+    return tf_config_fail(e, "task: more than %d tasks", TF_SWEEP_MAX_TASKS);
+  int rc = 0;
   for (int i = 0; i < n; i++) {
     const cJSON* name = cJSON_IsArray(t) ? cJSON_GetArrayItem(t, i) : t;
     char path[32];
@@ -127,109 +135,128 @@ static int parse_tasks(tf_sweep_plan* plan, const cJSON* root, const tf_task_inf
     } else {
       snprintf(path, sizeof(path), "task");
     }
-    if (!cJSON_IsString(name)) return config_fail(err, errlen, "%s: must be a task name", path);
+    if (!cJSON_IsString(name)) {
+      rc = tf_config_fail(e, "%s: must be a task name", path);
+      continue;
+    }
     const tf_task_info* found = NULL;
     for (int k = 0; k < ntasks && !found; k++) {
       if (strcmp(tasks[k]->name, name->valuestring) == 0) found = tasks[k];
     }
     if (!found) {
-      return config_fail(err, errlen, "%s: unknown task '%s' (valid: %s)", path, name->valuestring,
-                         valid);
+      rc = tf_config_fail(e, "%s: unknown task '%s' (valid: %s)", path, name->valuestring, valid);
+      continue;
     }
-    for (int k = 0; k < plan->ntask; k++) {
-      if (plan->task[k] == found) {
-        return config_fail(err, errlen, "%s: task '%s' is listed twice", path, found->name);
-      }
+    int twice = 0;
+    for (int k = 0; k < plan->ntask && !twice; k++) twice = plan->task[k] == found;
+    if (twice) {
+      // the first copy stands, so the keys are still checked against the task
+      tf_config_fail(e, "%s: task '%s' is listed twice", path, found->name);
+      continue;
     }
     plan->task[plan->ntask++] = found;
   }
+  return rc;
+}
+
+// 0, or -1 when "mode" is neither (then which schema the keys belong to is unknown)
+static int parse_mode(tf_sweep_plan* plan, const cJSON* root, tf_config_errors* e) {
+  const cJSON* mode = cJSON_GetObjectItemCaseSensitive(root, "mode");
+  if (!mode) return 0;
+  if (cJSON_IsString(mode) && strcmp(mode->valuestring, "rig") == 0) {
+    plan->mode = TF_MODE_RIG;
+  } else if (cJSON_IsString(mode) && strcmp(mode->valuestring, "robot") == 0) {
+    plan->mode = TF_MODE_ROBOT;
+  } else {
+    return tf_config_fail(e, "mode: must be \"rig\" or \"robot\"");
+  }
   return 0;
 }
 
-static int parse_scalars(tf_sweep_plan* plan, const cJSON* root, char* err, size_t errlen) {
-  const cJSON* mode = cJSON_GetObjectItemCaseSensitive(root, "mode");
-  if (mode) {
-    if (cJSON_IsString(mode) && strcmp(mode->valuestring, "rig") == 0) {
-      plan->mode = TF_MODE_RIG;
-    } else if (cJSON_IsString(mode) && strcmp(mode->valuestring, "robot") == 0) {
-      plan->mode = TF_MODE_ROBOT;
-    } else {
-      return config_fail(err, errlen, "mode: must be \"rig\" or \"robot\"");
-    }
-  }
+static int parse_duration(tf_sweep_plan* plan, const cJSON* root, tf_config_errors* e) {
   const cJSON* duration = cJSON_GetObjectItemCaseSensitive(root, "duration");
-  if (duration) {
-    if (!cJSON_IsNumber(duration))
-      return config_fail(err, errlen, "duration: must be a number (s)");
-    double x = duration->valuedouble;
-    if (!isfinite(x))
-      return config_fail(err, errlen, "duration: number out of range (overflows a double)");
-    if (!(x > 0)) return config_fail(err, errlen, "duration: must be > 0 (got %g)", x);
-    if (x < MIN_DURATION) {
-      return config_fail(err, errlen, "duration: must be at least %g s (got %g)", MIN_DURATION, x);
-    }
-    if (x > MAX_DURATION) {
-      return config_fail(err, errlen, "duration: must be at most %g s (got %g)", MAX_DURATION, x);
-    }
-    plan->duration = x;
+  if (!duration) return 0;
+  if (!cJSON_IsNumber(duration)) return tf_config_fail(e, "duration: must be a number (s)");
+  double x = duration->valuedouble;
+  if (!isfinite(x)) return tf_config_fail(e, "duration: number out of range (overflows a double)");
+  if (!(x > 0)) return tf_config_fail(e, "duration: must be > 0 (got %g)", x);
+  if (x < MIN_DURATION) {
+    return tf_config_fail(e, "duration: must be at least %g s (got %g)", MIN_DURATION, x);
   }
+  if (x > MAX_DURATION) {
+    return tf_config_fail(e, "duration: must be at most %g s (got %g)", MAX_DURATION, x);
+  }
+  plan->duration = x;
+  return 0;
+}
+
+// envs, description and video, each checked whatever the others hold
+static void parse_scalars(tf_sweep_plan* plan, const cJSON* root, tf_config_errors* e) {
   const cJSON* envs = cJSON_GetObjectItemCaseSensitive(root, "envs");
-  if (envs) {
-    if (check_integer(envs, 1, MAX_ENVS, "envs", err, errlen)) return -1;
+  if (envs && check_integer(envs, 1, MAX_ENVS, "envs", e) == 0) {
     plan->envs = (int)envs->valuedouble;
   }
   const cJSON* description = cJSON_GetObjectItemCaseSensitive(root, "description");
-  if (description) {
-    if (!cJSON_IsString(description))
-      return config_fail(err, errlen, "description: must be a string");
-    if (!(plan->description = dup_text(description->valuestring))) {
-      return config_fail(err, errlen, "out of memory");
-    }
+  if (description && !cJSON_IsString(description)) {
+    tf_config_fail(e, "description: must be a string");
+  } else if (description && !(plan->description = dup_text(description->valuestring))) {
+    tf_config_oom(e);
+    return;
   }
   const cJSON* video = cJSON_GetObjectItemCaseSensitive(root, "video");
   // its keys are read later (sweep_video.c), but a repeated one is refused here like any other
-  if (cJSON_IsObject(video) && check_object(video, "video", err, errlen)) return -1;
-  if (video && !(plan->video = cJSON_Duplicate(video, 1))) {
-    return config_fail(err, errlen, "out of memory");
-  }
-  return 0;
+  if (cJSON_IsObject(video)) free(check_object(video, "video", e));
+  if (video && !(plan->video = cJSON_Duplicate(video, 1))) tf_config_oom(e);
 }
 
-static int parse_seeds(tf_sweep_plan* plan, const cJSON* root, char* err, size_t errlen) {
+static void parse_seeds(tf_sweep_plan* plan, const cJSON* root, tf_config_errors* e) {
   const cJSON* seeds = cJSON_GetObjectItemCaseSensitive(root, "seeds");
   int n = 1;
   if (cJSON_IsNumber(seeds)) {
-    if (check_integer(seeds, 1, TF_SWEEP_MAX_RUNS, "seeds", err, errlen)) return -1;
+    if (check_integer(seeds, 1, TF_SWEEP_MAX_RUNS, "seeds", e)) return;
     n = (int)seeds->valuedouble;
   } else if (cJSON_IsArray(seeds)) {
     n = cJSON_GetArraySize(seeds);
-    if (n == 0) return config_fail(err, errlen, "seeds: empty list");
-    if (n > TF_SWEEP_MAX_RUNS)
-      return config_fail(err, errlen, "seeds: more than %d", TF_SWEEP_MAX_RUNS);
+    if (n == 0) {
+      tf_config_fail(e, "seeds: empty list");
+      return;
+    }
+    if (n > TF_SWEEP_MAX_RUNS) {
+      tf_config_fail(e, "seeds: more than %d", TF_SWEEP_MAX_RUNS);
+      return;
+    }
   } else if (seeds) {
-    return config_fail(err, errlen, "seeds: must be a list of seeds or a count");
+    tf_config_fail(e, "seeds: must be a list of seeds or a count");
+    return;
   }
   plan->seed = calloc((size_t)n, sizeof(*plan->seed));
-  if (!plan->seed) return config_fail(err, errlen, "out of memory");
-  plan->nseed = n;
-  if (!cJSON_IsArray(seeds)) {
-    for (int i = 0; i < n; i++) plan->seed[i] = (uint64_t)i;
-    return 0;
+  unsigned char* ok = calloc((size_t)n, 1);  // seed i passed its check
+  if (!plan->seed || !ok) {
+    free(ok);
+    tf_config_oom(e);
+    return;
   }
+  plan->nseed = n;
   for (int i = 0; i < n; i++) {
+    if (!cJSON_IsArray(seeds)) {
+      plan->seed[i] = (uint64_t)i;
+      continue;
+    }
     char path[32];
     snprintf(path, sizeof(path), "seeds[%d]", i);
     const cJSON* s = cJSON_GetArrayItem(seeds, i);
-    if (check_integer(s, 0, MAX_SEED, path, err, errlen)) return -1;
+    if (check_integer(s, 0, MAX_SEED, path, e)) continue;
     plan->seed[i] = (uint64_t)s->valuedouble;
+    ok[i] = 1;
     for (int k = 0; k < i; k++) {
-      if (plan->seed[k] == plan->seed[i]) {
-        return config_fail(err, errlen, "%s: duplicate of seeds[%d] (%llu)", path, k,
-                           (unsigned long long)plan->seed[i]);
+      if (ok[k] && plan->seed[k] == plan->seed[i]) {
+        tf_config_fail(e, "%s: duplicate of seeds[%d] (%llu)", path, k,
+                       (unsigned long long)plan->seed[i]);
+        break;
       }
     }
   }
-  return 0;
+  free(ok);
 }
 
 static const tf_param_spec* find_spec(const tf_task_info* task, const char* key) {
@@ -259,72 +286,107 @@ static void valid_keys(const tf_sweep_plan* plan, char* out, size_t n) {
 
 // a task parameter's value as its key=value text: a number (shortest exact digits), a name,
 // or a list of numbers joined by commas
-static int param_text(const cJSON* v, const char* path, char** out, char* err, size_t errlen) {
+static int param_text(const cJSON* v, const char* path, char** out, tf_config_errors* e) {
   char buf[64];
   if (cJSON_IsString(v)) {
-    if (!(*out = dup_text(v->valuestring))) return config_fail(err, errlen, "out of memory");
+    if (!(*out = dup_text(v->valuestring))) return tf_config_oom(e);
     return 0;
   }
   if (cJSON_IsNumber(v)) {
     if (!isfinite(v->valuedouble)) {
-      return config_fail(err, errlen, "%s: number out of range (overflows a double)", path);
+      return tf_config_fail(e, "%s: number out of range (overflows a double)", path);
     }
     number_text(v->valuedouble, buf, sizeof(buf));
-    if (!(*out = dup_text(buf))) return config_fail(err, errlen, "out of memory");
+    if (!(*out = dup_text(buf))) return tf_config_oom(e);
     return 0;
   }
   if (!cJSON_IsArray(v)) {
-    return config_fail(err, errlen, "%s: must be a number, a name or a list of numbers", path);
+    return tf_config_fail(e, "%s: must be a number, a name or a list of numbers", path);
   }
   int n = cJSON_GetArraySize(v);
-  if (n == 0) return config_fail(err, errlen, "%s: empty list", path);
+  if (n == 0) return tf_config_fail(e, "%s: empty list", path);
   size_t cap = (size_t)n * 26 + 1, at = 0;
   char* text = malloc(cap);
-  if (!text) return config_fail(err, errlen, "out of memory");
+  if (!text) return tf_config_oom(e);
   for (int i = 0; i < n; i++) {
-    const cJSON* e = cJSON_GetArrayItem(v, i);
-    if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+    const cJSON* el = cJSON_GetArrayItem(v, i);
+    if (!cJSON_IsNumber(el) || !isfinite(el->valuedouble)) {
       free(text);
-      return config_fail(
-          err, errlen, "%s[%d]: %s", path, i,
-          cJSON_IsNumber(e) ? "number out of range (overflows a double)" : "must be a number");
+      return tf_config_fail(
+          e, "%s[%d]: %s", path, i,
+          cJSON_IsNumber(el) ? "number out of range (overflows a double)" : "must be a number");
     }
-    number_text(e->valuedouble, buf, sizeof(buf));
+    number_text(el->valuedouble, buf, sizeof(buf));
     at += (size_t)snprintf(text + at, cap - at, "%s%s", i ? "," : "", buf);
   }
   *out = text;
   return 0;
 }
 
-// one value of key (at path): checked and stored as value index `at`
+// a task parameter's value (at path) against every task that has the key, with the task's
+// own checks; key->text[at] is its text on success
+static int parse_param_value(const tf_sweep_plan* plan, tf_sweep_key* key, int at, const cJSON* v,
+                             const char* path, tf_config_errors* e) {
+  // a list is one value only of a list parameter (teeth): elsewhere it is a mistake,
+  // most likely alternatives written in "set" instead of "grid"
+  for (int t = 0; cJSON_IsArray(v) && t < plan->ntask; t++) {
+    const tf_param_spec* spec = find_spec(plan->task[t], key->name);
+    if (spec && spec->list <= 0) {
+      return tf_config_fail(e,
+                            "%s: must be one value, not a list (%s takes one %s; alternatives "
+                            "go in \"grid\")",
+                            path, key->name, spec->choices ? "name" : "number");
+    }
+  }
+  if (param_text(v, path, &key->text[at], e)) return -1;
+  for (int t = 0; t < plan->ntask; t++) {
+    const tf_task_info* task = plan->task[t];
+    if (!(key->tasks & (1u << t))) continue;
+    double* values = calloc((size_t)task->nparam + 1, sizeof(double));
+    if (!values) return tf_config_oom(e);
+    tf_kv kv = {key->name, key->text[at]};
+    char why[512];
+    int bad = tf_param_parse("task", task->name, task->params, task->nparam, &kv, 1, values, why,
+                             sizeof(why));
+    free(values);
+    // one message per value: the first task that refuses it
+    if (bad) return tf_config_fail(e, "%s: %s", path, why);
+  }
+  return 0;
+}
+
+// one value of key (at path): checked and stored as value index `at`; on failure
+// key->text[at] stays NULL
 static int parse_value(const tf_sweep_plan* plan, tf_sweep_key* key, int at, const cJSON* v,
-                       const char* path, char* err, size_t errlen) {
+                       const char* path, tf_config_errors* e) {
   char buf[64];
   double x = v && cJSON_IsNumber(v) ? v->valuedouble : NAN;
   switch (key->kind) {
     case TF_SWEEP_SOLVER: {
       int solver = cJSON_IsString(v) ? tf_solver_from_name(v->valuestring) : -1;
       if (solver < 0) {
-        size_t w = (size_t)snprintf(err, errlen, "%s: must be a solver name (", path);
-        for (int i = 0; i < TF_SOLVER_N && w < errlen; i++) {
-          w += (size_t)snprintf(err + w, errlen - w, "%s%s", i ? ", " : "", tf_solver_name(i));
+        char names[256];
+        size_t w = 0;
+        names[0] = 0;
+        for (int i = 0; i < TF_SOLVER_N && w < sizeof(names); i++) {
+          w += (size_t)snprintf(names + w, sizeof(names) - w, "%s%s", i ? ", " : "",
+                                tf_solver_name(i));
         }
-        if (w < errlen) snprintf(err + w, errlen - w, ")");
-        return -1;
+        return tf_config_fail(e, "%s: must be a solver name (%s)", path, names);
       }
       key->number[at] = solver;
       snprintf(buf, sizeof(buf), "%s", tf_solver_name(solver));
       break;
     }
     case TF_SWEEP_DT:
-      if (!cJSON_IsNumber(v)) return config_fail(err, errlen, "%s: must be a number (s)", path);
+      if (!cJSON_IsNumber(v)) return tf_config_fail(e, "%s: must be a number (s)", path);
       if (!isfinite(x))
-        return config_fail(err, errlen, "%s: number out of range (overflows a double)", path);
-      if (!(x > 0)) return config_fail(err, errlen, "%s: must be > 0 (got %g)", path, x);
+        return tf_config_fail(e, "%s: number out of range (overflows a double)", path);
+      if (!(x > 0)) return tf_config_fail(e, "%s: must be > 0 (got %g)", path, x);
       if (x < MIN_DT)
-        return config_fail(err, errlen, "%s: must be at least %g s (got %g)", path, MIN_DT, x);
+        return tf_config_fail(e, "%s: must be at least %g s (got %g)", path, MIN_DT, x);
       if (x > MAX_DT)
-        return config_fail(err, errlen, "%s: must be at most %g s (got %g)", path, MAX_DT, x);
+        return tf_config_fail(e, "%s: must be at most %g s (got %g)", path, MAX_DT, x);
       key->number[at] = x;
       number_text(x, buf, sizeof(buf));
       break;
@@ -335,168 +397,181 @@ static int parse_value(const tf_sweep_plan* plan, tf_sweep_key* key, int at, con
       double hi = key->kind == TF_SWEEP_SUBSTEPS     ? MAX_SUBSTEPS
                   : key->kind == TF_SWEEP_ITERATIONS ? MAX_ITERATIONS
                                                      : MAX_RELINEARIZE;
-      if (check_integer(v, lo, hi, path, err, errlen)) return -1;
+      if (check_integer(v, lo, hi, path, e)) return -1;
       key->number[at] = x;
       number_text(x, buf, sizeof(buf));
       break;
     }
     case TF_SWEEP_PERSIST_TOL:
-      if (!cJSON_IsNumber(v)) return config_fail(err, errlen, "%s: must be a number (m)", path);
+      if (!cJSON_IsNumber(v)) return tf_config_fail(e, "%s: must be a number (m)", path);
       if (!isfinite(x))
-        return config_fail(err, errlen, "%s: number out of range (overflows a double)", path);
+        return tf_config_fail(e, "%s: number out of range (overflows a double)", path);
       if (!(x >= 0) || x > MAX_PERSIST_TOL) {
-        return config_fail(err, errlen, "%s: must be in [0, %g] m (got %g)", path, MAX_PERSIST_TOL,
-                           x);
+        return tf_config_fail(e, "%s: must be in [0, %g] m (got %g)", path, MAX_PERSIST_TOL, x);
       }
       key->number[at] = x;
       number_text(x, buf, sizeof(buf));
       break;
-    case TF_SWEEP_PARAM: {
-      // a list is one value only of a list parameter (teeth): elsewhere it is a mistake,
-      // most likely alternatives written in "set" instead of "grid"
-      for (int t = 0; cJSON_IsArray(v) && t < plan->ntask; t++) {
-        const tf_param_spec* spec = find_spec(plan->task[t], key->name);
-        if (spec && spec->list <= 0) {
-          return config_fail(err, errlen,
-                             "%s: must be one value, not a list (%s takes one %s; alternatives "
-                             "go in \"grid\")",
-                             path, key->name, spec->choices ? "name" : "number");
-        }
-      }
-      if (param_text(v, path, &key->text[at], err, errlen)) return -1;
-      // the value against every task that has the key, with the task's own checks
-      for (int t = 0; t < plan->ntask; t++) {
-        const tf_task_info* task = plan->task[t];
-        if (!(key->tasks & (1u << t))) continue;
-        double* values = calloc((size_t)task->nparam + 1, sizeof(double));
-        if (!values) return config_fail(err, errlen, "out of memory");
-        tf_kv kv = {key->name, key->text[at]};
-        char why[512];
-        int bad = tf_param_parse("task", task->name, task->params, task->nparam, &kv, 1, values,
-                                 why, sizeof(why));
-        free(values);
-        if (bad) return config_fail(err, errlen, "%s: %s", path, why);
-      }
-      return 0;
-    }
+    case TF_SWEEP_PARAM:
+      if (parse_param_value(plan, key, at, v, path, e) == 0) return 0;
+      free(key->text[at]);
+      key->text[at] = NULL;
+      return -1;
   }
-  if (!(key->text[at] = dup_text(buf))) return config_fail(err, errlen, "out of memory");
+  if (!(key->text[at] = dup_text(buf))) return tf_config_oom(e);
   return 0;
 }
 
-// the keys of "grid" (grid = 1) or "set" (grid = 0), appended to plan->key
-static int parse_keys(tf_sweep_plan* plan, const cJSON* root, int grid, char* err, size_t errlen) {
+// the kind of key `name` and the plan tasks it applies to (0: none of them)
+static void classify_key(const tf_sweep_plan* plan, const char* name, tf_sweep_key* key) {
+  key->kind = TF_SWEEP_PARAM;
+  for (int i = 0; i < NPHYSICS; i++) {
+    if (strcmp(name, physics_keys[i]) == 0) key->kind = (tf_sweep_key_kind)i;
+  }
+  if (key->kind != TF_SWEEP_PARAM) {
+    key->tasks = (1u << plan->ntask) - 1;
+    return;
+  }
+  for (int t = 0; t < plan->ntask; t++) {
+    if (find_spec(plan->task[t], name)) key->tasks |= 1u << t;
+  }
+}
+
+// one key of "grid" or "set" (item, at path) into plan->key, which has room for it:
+// 0, or -1 when it is not a key; problems in its values are reported one by one
+static int parse_key(tf_sweep_plan* plan, const cJSON* item, int grid, const char* path,
+                     int schema_known, tf_config_errors* e) {
+  const char* section = grid ? "grid" : "set";
+  const char* name = item->string;
+  tf_sweep_key* key = &plan->key[plan->nkey];
+  memset(key, 0, sizeof(*key));
+  key->grid = grid;
+  classify_key(plan, name, key);
+  if (key->kind == TF_SWEEP_PARAM && !key->tasks) {
+    for (int i = 0; i < NTOP; i++) {
+      if (strcmp(name, top_keys[i]) == 0 || strcmp(name, "seed") == 0) {
+        return tf_config_fail(e, "%s: not a %s key (\"%s\" belongs at the top level)", path,
+                              section, strcmp(name, "seed") == 0 ? "seeds" : name);
+      }
+    }
+    // with a task or the mode in doubt, a name no listed task has may be the missing task's
+    if (!schema_known) return -1;
+    char valid[1024];
+    valid_keys(plan, valid, sizeof(valid));
+    return tf_config_fail(e, "%s: unknown key (valid: %s)", path, valid);
+  }
+  for (int k = 0; k < plan->nkey; k++) {
+    if (strcmp(plan->key[k].name, name) == 0) {
+      return tf_config_fail(e, "%s: also in grid (a key is either swept or fixed)", path);
+    }
+  }
+  int nvalue = 1;
+  if (grid) {
+    if (!cJSON_IsArray(item)) {
+      return tf_config_fail(e, "%s: must be a list of values (a fixed value goes in \"set\")",
+                            path);
+    }
+    nvalue = cJSON_GetArraySize(item);
+    if (nvalue == 0) return tf_config_fail(e, "%s: empty list", path);
+    if (nvalue > TF_SWEEP_MAX_RUNS) {
+      return tf_config_fail(e, "%s: more than %d values", path, TF_SWEEP_MAX_RUNS);
+    }
+  }
+  // the key is owned by the plan from here on, so that a failure below frees it
+  key->name = dup_text(name);
+  key->text = calloc((size_t)nvalue, sizeof(char*));
+  key->number = calloc((size_t)nvalue, sizeof(double));
+  plan->nkey++;
+  if (!key->name || !key->text || !key->number) return tf_config_oom(e);
+  key->nvalue = nvalue;
+  int rc = 0;
+  for (int i = 0; i < nvalue && !e->fatal; i++) {
+    char vpath[MAX_PATH + 16];
+    if (grid) {
+      snprintf(vpath, sizeof(vpath), "%s[%d]", path, i);
+    } else {
+      snprintf(vpath, sizeof(vpath), "%s", path);
+    }
+    const cJSON* v = grid ? cJSON_GetArrayItem(item, i) : item;
+    if (parse_value(plan, key, i, v, vpath, e)) {
+      rc = -1;
+      continue;
+    }
+    for (int k = 0; k < i; k++) {
+      if (key->text[k] && strcmp(key->text[k], key->text[i]) == 0) {
+        rc = tf_config_fail(e, "%s: duplicate of %s[%d] (%s)", vpath, path, k, key->text[i]);
+        break;
+      }
+    }
+  }
+  return rc;
+}
+
+// the keys of "grid" (grid = 1) or "set" (grid = 0), appended to plan->key; schema_known: the
+// tasks and the mode are certain, so a key none of them has is a mistake
+static void parse_keys(tf_sweep_plan* plan, const cJSON* root, int grid, int schema_known,
+                       tf_config_errors* e) {
   const char* section = grid ? "grid" : "set";
   const cJSON* obj = cJSON_GetObjectItemCaseSensitive(root, section);
-  if (!obj) return 0;
-  if (check_object(obj, section, err, errlen)) return -1;
+  if (!obj) return;
+  if (!cJSON_IsObject(obj)) {
+    tf_config_fail(e, "%s: must be a JSON object", section);
+    return;
+  }
+  unsigned char* repeat = check_object(obj, section, e);
   int n = cJSON_GetArraySize(obj);
   tf_sweep_key* more = realloc(plan->key, sizeof(*more) * (size_t)(plan->nkey + n + 1));
-  if (!more) return config_fail(err, errlen, "out of memory");
-  plan->key = more;
-  for (const cJSON* item = obj->child; item; item = item->next) {
-    const char* name = item->string;
-    char path[MAX_PATH];
-    snprintf(path, sizeof(path), "%s.%s", section, name);
-    tf_sweep_key* key = &plan->key[plan->nkey];
-    memset(key, 0, sizeof(*key));
-    key->grid = grid;
-    key->kind = TF_SWEEP_PARAM;
-    for (int i = 0; i < NPHYSICS; i++) {
-      if (strcmp(name, physics_keys[i]) == 0) key->kind = (tf_sweep_key_kind)i;
-    }
-    if (key->kind == TF_SWEEP_PARAM) {
-      for (int t = 0; t < plan->ntask; t++) {
-        if (find_spec(plan->task[t], name)) key->tasks |= 1u << t;
-      }
-    } else {
-      key->tasks = (1u << plan->ntask) - 1;
-    }
-    if (!key->tasks) {
-      for (int i = 0; i < NTOP; i++) {
-        if (strcmp(name, top_keys[i]) == 0 || strcmp(name, "seed") == 0) {
-          return config_fail(err, errlen, "%s: not a %s key (\"%s\" belongs at the top level)",
-                             path, section, strcmp(name, "seed") == 0 ? "seeds" : name);
-        }
-      }
-      char valid[1024];
-      valid_keys(plan, valid, sizeof(valid));
-      return config_fail(err, errlen, "%s: unknown key (valid: %s)", path, valid);
-    }
-    for (int k = 0; k < plan->nkey; k++) {
-      if (strcmp(plan->key[k].name, name) == 0) {
-        return config_fail(err, errlen, "%s: also in grid (a key is either swept or fixed)", path);
-      }
-    }
-    int nvalue = 1;
-    if (grid) {
-      if (!cJSON_IsArray(item)) {
-        return config_fail(err, errlen,
-                           "%s: must be a list of values (a fixed value goes in \"set\")", path);
-      }
-      nvalue = cJSON_GetArraySize(item);
-      if (nvalue == 0) return config_fail(err, errlen, "%s: empty list", path);
-      if (nvalue > TF_SWEEP_MAX_RUNS) {
-        return config_fail(err, errlen, "%s: more than %d values", path, TF_SWEEP_MAX_RUNS);
-      }
-    }
-    // the key is owned by the plan from here on, so that a failure below frees it
-    key->name = dup_text(name);
-    key->text = calloc((size_t)nvalue, sizeof(char*));
-    key->number = calloc((size_t)nvalue, sizeof(double));
-    plan->nkey++;
-    if (!key->name || !key->text || !key->number) return config_fail(err, errlen, "out of memory");
-    key->nvalue = nvalue;
-    for (int i = 0; i < nvalue; i++) {
-      char vpath[MAX_PATH + 16];
-      if (grid) {
-        snprintf(vpath, sizeof(vpath), "%s[%d]", path, i);
-      } else {
-        snprintf(vpath, sizeof(vpath), "%s", path);
-      }
-      const cJSON* v = grid ? cJSON_GetArrayItem(item, i) : item;
-      if (parse_value(plan, key, i, v, vpath, err, errlen)) return -1;
-      for (int k = 0; k < i; k++) {
-        if (strcmp(key->text[k], key->text[i]) == 0) {
-          return config_fail(err, errlen, "%s: duplicate of %s[%d] (%s)", vpath, path, k,
-                             key->text[i]);
-        }
-      }
-    }
+  if (!more) {
+    free(repeat);
+    tf_config_oom(e);
+    return;
   }
-  return 0;
+  plan->key = more;
+  int i = 0;
+  for (const cJSON* item = obj->child; item && !e->fatal; item = item->next, i++) {
+    if (repeat && repeat[i] == 2) continue;  // check_object named it
+    char path[MAX_PATH];
+    snprintf(path, sizeof(path), "%s.%s", section, item->string);
+    parse_key(plan, item, grid, path, schema_known, e);
+  }
+  free(repeat);
 }
 
-static int parse_root(tf_sweep_plan* plan, const cJSON* root, const tf_task_info* const* tasks,
-                      int ntasks, char* err, size_t errlen) {
+static void parse_root(tf_sweep_plan* plan, const cJSON* root, const tf_task_info* const* tasks,
+                       int ntasks, tf_config_errors* e) {
   if (!cJSON_IsObject(root)) {
-    return config_fail(err, errlen,
-                       "(top level): must be a JSON object {\"task\": ..., \"grid\": ...}");
+    tf_config_fail(e, "(top level): must be a JSON object {\"task\": ..., \"grid\": ...}");
+    return;
   }
-  if (check_object(root, "", err, errlen)) return -1;
-  for (const cJSON* item = root->child; item; item = item->next) {
+  unsigned char* repeat = check_object(root, "", e);
+  int index = 0;
+  for (const cJSON* item = root->child; item; item = item->next, index++) {
     int known = 0;
     for (int i = 0; i < NTOP && !known; i++) known = strcmp(item->string, top_keys[i]) == 0;
-    if (!known) {
+    if (!known && !(repeat && repeat[index] == 2)) {
       char valid[256];
       size_t at = 0;
       for (int i = 0; i < NTOP; i++) {
         at += (size_t)snprintf(valid + at, sizeof(valid) - at, "%s%s", i ? ", " : "", top_keys[i]);
       }
-      return config_fail(err, errlen, "%s: unknown key (valid: %s)", item->string, valid);
+      tf_config_fail(e, "%s: unknown key (valid: %s)", item->string, valid);
     }
   }
-  if (parse_tasks(plan, root, tasks, ntasks, err, errlen)) return -1;
-  if (parse_scalars(plan, root, err, errlen)) return -1;
+  free(repeat);
+  int schema_known = parse_tasks(plan, root, tasks, ntasks, e) == 0;
+  schema_known &= parse_mode(plan, root, e) == 0;
+  parse_duration(plan, root, e);
+  parse_scalars(plan, root, e);
+  if (e->fatal) return;
   // mode robot: each task's robot entry, whose schema the keys are checked against; a task
   // without one keeps its rig entry, and the runner refuses its runs (a row says so)
   for (int t = 0; t < plan->ntask; t++) {
     const tf_task_info* moded = tf_task_for_mode(plan->task[t], plan->mode);
     if (moded) plan->task[t] = moded;
   }
-  if (parse_seeds(plan, root, err, errlen)) return -1;
-  if (parse_keys(plan, root, 1, err, errlen)) return -1;
-  return parse_keys(plan, root, 0, err, errlen);
+  parse_seeds(plan, root, e);
+  if (!e->fatal) parse_keys(plan, root, 1, schema_known, e);
+  if (!e->fatal) parse_keys(plan, root, 0, schema_known, e);
 }
 
 // ---- expansion
@@ -561,9 +636,9 @@ size_t tf_sweep_run_canonical(const tf_sweep_plan* plan, int i, char* out, size_
   return len;
 }
 
-static int set_run_id(tf_sweep_plan* plan, int i, char* err, size_t errlen) {
+static int set_run_id(tf_sweep_plan* plan, int i, tf_config_errors* e) {
   char* text = canonical(plan, i);
-  if (!text) return config_fail(err, errlen, "out of memory");
+  if (!text) return tf_config_oom(e);
   snprintf(plan->run[i].id, TF_RUN_ID_LEN, "%016llx",
            (unsigned long long)run_hash(text, strlen(text)));
   free(text);
@@ -579,30 +654,32 @@ static double task_runs(const tf_sweep_plan* plan, int t) {
   return n;
 }
 
-static int expand(tf_sweep_plan* plan, char* err, size_t errlen) {
+static int expand(tf_sweep_plan* plan, tf_config_errors* e) {
   double total = 0;
+  int rc = 0;
   for (int t = 0; t < plan->ntask; t++) {
     int nset = 0;
     for (int k = 0; k < plan->nkey; k++) {
       nset += plan->key[k].kind == TF_SWEEP_PARAM && (plan->key[k].tasks & (1u << t));
     }
     if (nset > TF_TASK_MAX_SET) {
-      return config_fail(err, errlen, "grid: task '%s' gets %d parameters (at most %d)",
-                         plan->task[t]->name, nset, TF_TASK_MAX_SET);
+      rc = tf_config_fail(e, "grid: task '%s' gets %d parameters (at most %d)", plan->task[t]->name,
+                          nset, TF_TASK_MAX_SET);
     }
     total += task_runs(plan, t);
   }
   if (total > TF_SWEEP_MAX_RUNS) {
-    return config_fail(err, errlen, "grid: expands to %.0f runs (at most %d); split the sweep",
-                       total, TF_SWEEP_MAX_RUNS);
+    return tf_config_fail(e, "grid: expands to %.0f runs (at most %d); split the sweep", total,
+                          TF_SWEEP_MAX_RUNS);
   }
+  if (rc) return rc;
   int nrun = (int)total, nkey = plan->nkey;
   plan->run = calloc((size_t)nrun + 1, sizeof(*plan->run));
   plan->choices = calloc((size_t)nrun * (size_t)nkey + 1, sizeof(int));
   int* odometer = calloc((size_t)nkey + 1, sizeof(int));
   if (!plan->run || !plan->choices || !odometer) {
     free(odometer);
-    return config_fail(err, errlen, "out of memory");
+    return tf_config_oom(e);
   }
   for (int t = 0; t < plan->ntask; t++) {
     memset(odometer, 0, sizeof(int) * (size_t)(nkey + 1));
@@ -632,7 +709,7 @@ static int expand(tf_sweep_plan* plan, char* err, size_t errlen) {
   }
   free(odometer);
   for (int i = 0; i < plan->nrun; i++) {
-    if (set_run_id(plan, i, err, errlen)) return -1;
+    if (set_run_id(plan, i, e)) return -1;
   }
   return 0;
 }
@@ -642,8 +719,9 @@ static int compare_ids(const void* a, const void* b) {
 }
 
 // every run's parameters through its task's tf_param_parse (as tf_task_run will), and no
-// two runs alike (they would share an id and --resume would skip one)
-static int validate_runs(const tf_sweep_plan* plan, char* err, size_t errlen) {
+// two runs alike (they would share an id and --resume would skip one). A task's first bad run
+// is reported, not every one: its other runs mostly repeat the same mistake
+static int validate_runs(const tf_sweep_plan* plan, tf_config_errors* e) {
   int maxparam = 1;
   for (int t = 0; t < plan->ntask; t++) {
     if (plan->task[t]->nparam > maxparam) maxparam = plan->task[t]->nparam;
@@ -653,35 +731,40 @@ static int validate_runs(const tf_sweep_plan* plan, char* err, size_t errlen) {
   if (!values || !ids) {
     free(values);
     free(ids);
-    return config_fail(err, errlen, "out of memory");
+    return tf_config_oom(e);
   }
-  int rc = 0;
-  for (int i = 0; i < plan->nrun && rc == 0; i++) {
+  unsigned reported = 0;  // bit t: task t has had a bad run
+  for (int i = 0; i < plan->nrun; i++) {
+    ids[i] = plan->run[i].id;
+    int t = plan->run[i].task;
+    if (reported & (1u << t)) continue;
     tf_run_options o;
     tf_sweep_run_options(plan, i, &o);
-    const tf_task_info* task = plan->task[plan->run[i].task];
+    const tf_task_info* task = plan->task[t];
     char why[512];
     if (tf_param_parse("task", task->name, task->params, task->nparam, o.set, o.nset, values, why,
                        sizeof(why))) {
-      rc = config_fail(err, errlen, "run %d (task %s, seed %llu): %s", i, task->name,
-                       (unsigned long long)o.seed, why);
+      tf_config_fail(e, "run %d (task %s, seed %llu): %s", i, task->name,
+                     (unsigned long long)o.seed, why);
+      reported |= 1u << t;
+      continue;
     }
     double dt = o.physics.dt > 0 ? o.physics.dt : task->default_dt;
     double duration = o.duration > 0 ? o.duration : task->default_duration;
-    if (rc == 0 && duration / dt > TF_TASK_MAX_STEPS) {
-      rc = config_fail(err, errlen,
-                       "run %d (task %s): duration %g s / dt %g s is %.3g control steps per "
-                       "environment (at most %.0e); raise dt or shorten duration",
-                       i, task->name, duration, dt, duration / dt, TF_TASK_MAX_STEPS);
+    if (duration / dt > TF_TASK_MAX_STEPS) {
+      tf_config_fail(e,
+                     "run %d (task %s): duration %g s / dt %g s is %.3g control steps per "
+                     "environment (at most %.0e); raise dt or shorten duration",
+                     i, task->name, duration, dt, duration / dt, TF_TASK_MAX_STEPS);
+      reported |= 1u << t;
     }
-    ids[i] = plan->run[i].id;
   }
+  int rc = reported ? -1 : 0;
   if (rc == 0) {
     qsort(ids, (size_t)plan->nrun, sizeof(char*), compare_ids);
     for (int i = 1; i < plan->nrun && rc == 0; i++) {
       if (strcmp(ids[i - 1], ids[i]) == 0) {
-        rc =
-            config_fail(err, errlen, "grid: two runs have the same parameters (run id %s)", ids[i]);
+        rc = tf_config_fail(e, "grid: two runs have the same parameters (run id %s)", ids[i]);
       }
     }
   }
@@ -706,26 +789,53 @@ static void line_column(const char* text, size_t at, int* line, int* column) {
   }
 }
 
-int tf_sweep_plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_info* const* tasks,
-                        int ntasks, char* err, size_t errlen) {
+// cJSON's parse error as its line and column (or an empty file: no JSON at all)
+static void json_error(const char* text, const char* end, tf_config_errors* e) {
+  size_t at = end && end >= text ? (size_t)(end - text) : 0;
+  int line, column;
+  line_column(text, at, &line, &column);
+  if (text[strspn(text, " \t\r\n")] == 0) {
+    tf_config_fail(e, "empty file (no JSON)");
+  } else {
+    tf_config_fail(e, "line %d, column %d: malformed JSON%s", line, column,
+                   text[at] ? "" : " (ends too early)");
+  }
+}
+
+// the whole check: every problem into e (a malformed JSON text is one problem, since nothing
+// after the parse error can be read); 0 or -1, and on -1 an empty plan
+static int plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_info* const* tasks,
+                      int ntasks, tf_config_errors* e) {
   memset(plan, 0, sizeof(*plan));
   plan->envs = 1;
   plan->mode = TF_MODE_RIG;
   const char* end = NULL;
   cJSON* root = cJSON_ParseWithOpts(text, &end, 1);
   if (!root) {
-    size_t at = end && end >= text ? (size_t)(end - text) : 0;
-    int line, column;
-    line_column(text, at, &line, &column);
-    if (text[strspn(text, " \t\r\n")] == 0) return config_fail(err, errlen, "empty file (no JSON)");
-    return config_fail(err, errlen, "line %d, column %d: malformed JSON%s", line, column,
-                       text[at] ? "" : " (ends too early)");
+    json_error(text, end, e);
+    return -1;
   }
-  int rc = parse_root(plan, root, tasks, ntasks, err, errlen);
+  parse_root(plan, root, tasks, ntasks, e);
   cJSON_Delete(root);
-  if (rc == 0) rc = expand(plan, err, errlen);
-  if (rc == 0) rc = validate_runs(plan, err, errlen);
+  // the runs need every key and value: they are checked only when those all passed
+  int rc = e->n + e->more > 0 ? -1 : 0;
+  if (rc == 0) rc = expand(plan, e);
+  if (rc == 0) rc = validate_runs(plan, e);
   if (rc) tf_sweep_plan_free(plan);
+  return rc;
+}
+
+int tf_sweep_plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_info* const* tasks,
+                        int ntasks, char* err, size_t errlen) {
+  tf_config_errors* e = calloc(1, sizeof(*e));
+  if (!e) {
+    memset(plan, 0, sizeof(*plan));
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  int rc = plan_parse(plan, text, tasks, ntasks, e);
+  if (rc) tf_config_errors_join(e, "", err, errlen);
+  free(e);
   return rc;
 }
 
@@ -736,23 +846,36 @@ int tf_sweep_plan_load(tf_sweep_plan* plan, const char* path, const tf_task_info
   size_t size = 0;
   char why[1024];
   if (tf_file_read(&data, &size, path, TF_SWEEP_MAX_CONFIG, why, sizeof(why))) {
-    return config_fail(err, errlen, "%s", why);
+    snprintf(err, errlen, "%s", why);
+    return -1;
   }
   const char* text = (const char*)data;
   if (strlen(text) != size) {
     int line, column;
     line_column(text, strlen(text), &line, &column);
     free(data);
-    return config_fail(err, errlen, "%s: line %d, column %d: NUL byte (not a JSON text file)", path,
-                       line, column);
+    snprintf(err, errlen, "%s: line %d, column %d: NUL byte (not a JSON text file)", path, line,
+             column);
+    return -1;
   }
-  if (tf_sweep_plan_parse(plan, text, tasks, ntasks, why, sizeof(why))) {
+  tf_config_errors* e = calloc(1, sizeof(*e));
+  if (!e) {
     free(data);
-    return config_fail(err, errlen, "%s: %s", path, why);
+    snprintf(err, errlen, "%s: out of memory", path);
+    return -1;
   }
-  plan->source = (char*)data;
-  plan->source_len = size;
-  return 0;
+  int rc = plan_parse(plan, text, tasks, ntasks, e);
+  if (rc) {
+    char prefix[TF_CONFIG_ERROR_LEN];
+    snprintf(prefix, sizeof(prefix), "%s: ", path);
+    tf_config_errors_join(e, prefix, err, errlen);
+    free(data);
+  } else {
+    plan->source = (char*)data;
+    plan->source_len = size;
+  }
+  free(e);
+  return rc;
 }
 
 void tf_sweep_plan_free(tf_sweep_plan* plan) {

@@ -28,8 +28,9 @@
 // ids of existing runs, which is what lets `--resume` pick up an extended sweep), and the
 // exact `tightfit run --task ...` command that reproduces it.
 //
-// Every problem is found before any run starts and named by its JSON path:
-// "grid.dt[2]: must be > 0 (got -0.001)", "grid.solvr: unknown key (valid: ...)".
+// Every problem is found before any run starts and named by its JSON path, one line each, all
+// of them in one pass: "grid.dt[2]: must be > 0 (got -0.001)", "grid.solvr: unknown key
+// (valid: ...)". Past TF_CONFIG_MAX_ERRORS lines the rest are counted: "... and 5 more".
 #ifndef TF_SWEEP_CONFIG_H
 #define TF_SWEEP_CONFIG_H
 
@@ -37,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config_errors.h"
 #include "task.h"
 
 #define TF_SWEEP_MAX_RUNS 100000  // a bigger grid is almost surely a typo (and GBs of rows)
@@ -94,12 +96,15 @@ typedef struct tf_sweep_plan {
 
 // parses and expands a config (NUL-terminated JSON text) against a task table (production:
 // the registry; tests: their own tasks); validates every run's task parameters with
-// tf_param_parse. Returns 0, or -1 with one line "JSON.PATH: problem" (malformed JSON:
-// "line L, column C: ...") and an empty plan that is safe to free
+// tf_param_parse. Returns 0, or -1 with one line "JSON.PATH: problem" per problem, joined
+// by newlines (no trailing one), at most TF_CONFIG_MAX_ERRORS and then "... and N more"
+// (malformed JSON: the one line "line L, column C: ..."), and an empty plan that is safe to
+// free. An err of TF_CONFIG_ERRORS_TEXT bytes holds them all; a shorter one keeps the lines
+// that fit and counts the others in the last line.
 int tf_sweep_plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_info* const* tasks,
                         int ntasks, char* err, size_t errlen);
 
-// the same from a file; messages start with "PATH: "
+// the same from a file; every line starts with "PATH: "
 int tf_sweep_plan_load(tf_sweep_plan* plan, const char* path, const tf_task_info* const* tasks,
                        int ntasks, char* err, size_t errlen);
 

@@ -3,8 +3,8 @@
 // reproduce command. The tests use two made-up tasks so that they do not move when the real
 // tasks' schemas change.
 //
-// cli/ is not a library (its objects link only into the binary), so the unit under test is
-// compiled into this suite directly.
+// cli/ is not a library (its objects link only into the binary), so the unit under test and
+// its error list (config_errors.c) are compiled into this suite directly.
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config_errors.c"
+#include "json_keys.c"
 #include "sweep_config.c"
 
 static const tf_param_spec alpha_params[] = {
@@ -233,6 +235,106 @@ static void test_load_errors(void** state) {
   assert_int_equal(tf_sweep_plan_load(&plan, path, tasks, 2, err, sizeof(err)), -1);
   assert_non_null(strstr(err, "line 1, column 4: NUL byte"));
   close(fd);
+  unlink(path);
+}
+
+// ---------------------------------------------------------------- many problems at once
+
+// independent mistakes are all reported, in file order, one line each; a key that may belong
+// to the unknown task (bogus) is not called unknown
+static void test_errors_all_at_once(void** state) {
+  (void)state;
+  expect_error(
+      "{\"task\": [\"alpha\", \"gamma\"], \"duration\": -1, \"seeds\": [1, 1], "
+      "\"grid\": {\"mu\": [0.1, 0.1], \"bogus\": [1], \"dt\": [0.001, -1]}, "
+      "\"set\": {\"teeth\": [20, \"x\"]}}",
+      "task[1]: unknown task 'gamma' (valid: alpha, beta)\n"
+      "duration: must be > 0 (got -1)\n"
+      "seeds[1]: duplicate of seeds[0] (1)\n"
+      "grid.mu[1]: duplicate of grid.mu[0] (0.1)\n"
+      "grid.dt[1]: must be > 0 (got -1)\n"
+      "set.teeth[1]: must be a number");
+  // a repeated key is named and its first copy still checked, with the keys after it
+  expect_error(
+      "{\"task\": \"alpha\", \"colour\": 1, \"grid\": {\"dt\": [-1], \"dt\": [0.01], "
+      "\"mu\": [5]}, \"set\": {\"mu\": 0.1}}",
+      "colour: unknown key (valid: task, mode, duration, envs, seeds, grid, set, video, "
+      "description)\n"
+      "grid.dt: key given twice\n"
+      "grid.dt[0]: must be > 0 (got -1)\n"
+      "grid.mu[0]: task 'alpha': mu must be in [0, 2]  (got 5)\n"
+      "set.mu: also in grid (a key is either swept or fixed)");
+  // the runs are checked once the keys pass: the first bad run of each task
+  expect_error(
+      "{\"task\": [\"alpha\", \"beta\"], \"duration\": 3600, \"seeds\": 2, "
+      "\"grid\": {\"dt\": [1e-7]}}",
+      "run 0 (task alpha): duration 3600 s / dt 1e-07 s is 3.6e+10 control steps per "
+      "environment (at most 1e+08); raise dt or shorten duration\n"
+      "run 2 (task beta): duration 3600 s / dt 1e-07 s is 3.6e+10 control steps per "
+      "environment (at most 1e+08); raise dt or shorten duration");
+}
+
+// a config with n bad dt values: "grid.dt[i]: must be > 0 (got -(i+1))" each
+static char* bad_dts(int n) {
+  char* text = malloc(64 + (size_t)n * 8);
+  assert_non_null(text);
+  int at = sprintf(text, "{\"task\": \"alpha\", \"grid\": {\"dt\": [");
+  for (int i = 0; i < n; i++) at += sprintf(text + at, "%s%d", i ? ", " : "", -(i + 1));
+  sprintf(text + at, "]}}");
+  return text;
+}
+
+static int count_lines(const char* s) {
+  int n = s[0] != 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+// past TF_CONFIG_MAX_ERRORS problems the rest are counted in one last line
+static void test_errors_capped(void** state) {
+  (void)state;
+  char* text = bad_dts(25);
+  tf_sweep_plan plan;
+  char err[TF_CONFIG_ERRORS_TEXT];
+  assert_int_equal(parse(&plan, text, err, sizeof(err)), -1);
+  assert_int_equal(count_lines(err), TF_CONFIG_MAX_ERRORS + 1);
+  assert_non_null(strstr(err, "grid.dt[0]: must be > 0 (got -1)\n"));
+  assert_non_null(strstr(err, "\ngrid.dt[19]: must be > 0 (got -20)\n"));
+  assert_null(strstr(err, "grid.dt[20]"));
+  const char* last = strrchr(err, '\n') + 1;
+  assert_string_equal(last, "... and 5 more");
+  // a buffer too short for every line keeps those that fit and counts the others
+  char small[100];
+  assert_int_equal(parse(&plan, text, small, sizeof(small)), -1);
+  assert_string_equal(small,
+                      "grid.dt[0]: must be > 0 (got -1)\ngrid.dt[1]: must be > 0 (got -2)\n"
+                      "... and 23 more");
+  free(text);
+  // exactly the cap: no count line
+  text = bad_dts(TF_CONFIG_MAX_ERRORS);
+  assert_int_equal(parse(&plan, text, err, sizeof(err)), -1);
+  assert_int_equal(count_lines(err), TF_CONFIG_MAX_ERRORS);
+  assert_null(strstr(err, "more"));
+  free(text);
+}
+
+// from a file every line names it
+static void test_load_many_errors(void** state) {
+  (void)state;
+  char path[] = "/tmp/tightfit_sweep_config_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  const char text[] = "{\"task\": \"alpha\", \"envs\": 0, \"grid\": {\"dt\": [-1]}}";
+  assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+  close(fd);
+  tf_sweep_plan plan;
+  char err[TF_CONFIG_ERRORS_TEXT], expected[512];
+  assert_int_equal(tf_sweep_plan_load(&plan, path, tasks, 2, err, sizeof(err)), -1);
+  snprintf(expected, sizeof(expected),
+           "%s: envs: must be an integer in [1, 256] (got 0)\n%s: grid.dt[0]: must be > 0 (got -1)",
+           path, path);
+  assert_string_equal(err, expected);
+  assert_null(plan.source);
   unlink(path);
 }
 
@@ -513,15 +615,48 @@ static void test_number_text(void** state) {
   assert_string_equal(buf, "0.30000000000000004");
 }
 
+// 300,000 grid keys and one of them given twice: named in a second, not after minutes of
+// comparing every key with every other (an alarm fails the test rather than hang the suite)
+static void test_many_keys_fast(void** state) {
+  (void)state;
+  enum { NKEY = 300000 };
+  size_t cap = (size_t)NKEY * 16 + 64, at = 0;
+  char* text = malloc(cap);
+  assert_non_null(text);
+  at += (size_t)snprintf(text + at, cap - at, "{\"task\": \"alpha\", \"grid\": {");
+  for (int k = 0; k < NKEY; k++) at += (size_t)snprintf(text + at, cap - at, "\"k%d\": [1], ", k);
+  snprintf(text + at, cap - at, "\"k7\": [2]}}");
+  alarm(60);
+  tf_sweep_plan plan;
+  char err[4096] = "";
+  int rc = parse(&plan, text, err, sizeof(err));
+  alarm(0);
+  assert_int_equal(rc, -1);
+  assert_non_null(strstr(err, "grid.k7: key given twice"));
+  tf_sweep_plan_free(&plan);
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors_grid),  cmocka_unit_test(test_errors_range),
-      cmocka_unit_test(test_errors_types), cmocka_unit_test(test_errors_tasks),
-      cmocka_unit_test(test_errors_json),  cmocka_unit_test(test_load_errors),
-      cmocka_unit_test(test_minimal),      cmocka_unit_test(test_persist_tol),
-      cmocka_unit_test(test_order),        cmocka_unit_test(test_multi_task),
-      cmocka_unit_test(test_run_ids),      cmocka_unit_test(test_command),
-      cmocka_unit_test(test_number_text),  cmocka_unit_test(test_robot_mode_keys),
+      cmocka_unit_test(test_errors_grid),
+      cmocka_unit_test(test_errors_range),
+      cmocka_unit_test(test_errors_types),
+      cmocka_unit_test(test_errors_tasks),
+      cmocka_unit_test(test_errors_json),
+      cmocka_unit_test(test_load_errors),
+      cmocka_unit_test(test_minimal),
+      cmocka_unit_test(test_persist_tol),
+      cmocka_unit_test(test_order),
+      cmocka_unit_test(test_multi_task),
+      cmocka_unit_test(test_run_ids),
+      cmocka_unit_test(test_command),
+      cmocka_unit_test(test_number_text),
+      cmocka_unit_test(test_robot_mode_keys),
+      cmocka_unit_test(test_errors_all_at_once),
+      cmocka_unit_test(test_errors_capped),
+      cmocka_unit_test(test_many_keys_fast),
+      cmocka_unit_test(test_load_many_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
