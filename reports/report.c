@@ -61,6 +61,7 @@ static const char style_css[] =
     ".scroll{overflow-x:auto;max-height:80vh}\n"
     ".plots{display:flex;flex-wrap:wrap;gap:20px}\n"
     ".plot-box{flex:1 1 560px;max-width:760px}\n"
+    ".panels{display:flex;flex-direction:column;gap:10px}\n"
     "svg.plot{width:100%;height:auto;display:block}\n"
     "svg.plot .point{cursor:default}\n"
     ".nodata{color:#777;font-style:italic}\n"

@@ -6,11 +6,11 @@
 // because one bad seed is what decides whether a setting is safe, and the median for
 // throughput, where seeds only add timing noise. A solver keeps its colour in every plot.
 //
-// Tasks never share a line: a series belongs to one task (named "solver / task" when a plot
-// holds several), since bolt-nut's 50 um and peg's 100 um clearance are different experiments
-// and a line between them would draw a trend that no sweep measured. A task whose runs all
-// sit at one x shows no trend either, so its points are left out with a one-line note saying
-// so; when no task is left the plot is that note.
+// Tasks never share an axis: a sweep of several tasks gets a panel per task (an <svg> with id
+// "<plot>-<task>"), since bolt-nut's 50 um and peg's 100 um clearance are different
+// experiments on different scales, and a line between them would draw a trend that no sweep
+// measured. A task whose runs all sit at one x shows no trend either, so its points are left
+// out with a one-line note saying so; when no task is left the plot is that note.
 #include "report_plots.h"
 
 #include <math.h>
@@ -368,7 +368,7 @@ static int task_x_fixed(const plot_data* d, const char* task, double* x) {
 }
 
 // leaves out the series of tasks whose runs all sit at one x, a note for each; returns the
-// number of tasks left, and names series by task when several are left
+// number of tasks left
 static int split_tasks(FILE* f, const plot_spec* s, plot_data* d) {
   labels tasks = {0};
   for (int i = 0; i < d->ngroup; i++) label_add(&tasks, d->g[i].task);
@@ -396,54 +396,28 @@ static int split_tasks(FILE* f, const plot_spec* s, plot_data* d) {
     }
     d->ngroup = kept;
   }
-  if (left > 1) {
-    for (int i = 0; i < d->ngroup; i++) {
-      group* g = &d->g[i];
-      char name[NAME_MAX_LEN];
-      snprintf(name, sizeof name, "%.60s / %.40s", g->name, g->task);
-      memcpy(g->name, name, sizeof name);
-    }
-  }
   return left;
 }
 
-// builds the series from the collected groups and writes the plot box; 1 when drawn
-static int plot_emit(FILE* f, const plot_spec* s, plot_data* d) {
-  // a series whose every point was out of range was opened but holds nothing: drop it
-  int kept = 0;
+// one panel: the series of task (all series when task is NULL) as one SVG plot, its id the
+// plot's (with "-<task>" when it is one of several panels); 1 when written, 0 out of memory
+static int draw_panel(FILE* f, const plot_spec* s, plot_data* d, const char* task) {
+  group* pick[MAX_GROUPS];
+  int npick = 0;
   for (int i = 0; i < d->ngroup; i++) {
-    if (d->g[i].n > 0) {
-      d->g[kept++] = d->g[i];
-    } else {
-      free(d->g[i].pts);
-    }
+    if (!task || strcmp(d->g[i].task, task) == 0) pick[npick++] = &d->g[i];
   }
-  d->ngroup = kept;
-  int npoint = 0;
-  for (int i = 0; i < d->ngroup; i++) npoint += d->g[i].n;
-  fprintf(f, "<section class=\"plot-box\"><h3>%s</h3>\n", s->heading);
-  if (d->nomem) {
-    note(f, s, "plot left out, out of memory");
-    fputs("</section>\n", f);
-    return 0;
-  }
-  if (npoint == 0) {
-    note(f, s, "no data for this plot");
-    fputs("</section>\n", f);
-    return 0;
-  }
-  if (split_tasks(f, s, d) == 0) {
-    fputs("</section>\n", f);
-    return 0;
-  }
+  char id[NAME_MAX_LEN], title[2 * NAME_MAX_LEN];
+  snprintf(id, sizeof id, "%s%s%.40s", s->id, task ? "-" : "", task ? task : "");
+  snprintf(title, sizeof title, "%s%s%.40s", s->title, task ? ": " : "", task ? task : "");
   tf_svg_series series[MAX_GROUPS];
   // one block of doubles per group: x, y, line x, line y, scratch; then tips and flags
   double* num[MAX_GROUPS] = {0};
   const char** tips[MAX_GROUPS] = {0};
   int* bad[MAX_GROUPS] = {0};
   int ok = 1;
-  for (int i = 0; i < d->ngroup && ok; i++) {
-    group* g = &d->g[i];
+  for (int i = 0; i < npick && ok; i++) {
+    group* g = pick[i];
     num[i] = malloc(5 * (size_t)g->n * sizeof(double));
     tips[i] = malloc((size_t)g->n * sizeof(const char*));
     bad[i] = malloc((size_t)g->n * sizeof(int));
@@ -476,26 +450,71 @@ static int plot_emit(FILE* f, const plot_spec* s, plot_data* d) {
   }
   if (ok) {
     tf_svg_plot p = {
-        .id = s->id,
-        .title = s->title,
+        .id = id,
+        .title = title,
         .xlabel = s->xlabel,
         .ylabel = s->ylabel,
         .xlog = s->xlog < 0 ? auto_log(d, 0) : s->xlog,
         .ylog = s->ylog < 0 ? auto_log(d, 1) : s->ylog,
-        .nseries = d->ngroup,
+        .nseries = npick,
         .series = series,
     };
     tf_svg_plot_write(f, &p);
+  }
+  for (int i = 0; i < npick; i++) {
+    free(num[i]);
+    free(tips[i]);
+    free(bad[i]);
+  }
+  return ok;
+}
+
+// builds the series from the collected groups and writes the plot box; 1 when drawn
+static int plot_emit(FILE* f, const plot_spec* s, plot_data* d) {
+  // a series whose every point was out of range was opened but holds nothing: drop it
+  int kept = 0;
+  for (int i = 0; i < d->ngroup; i++) {
+    if (d->g[i].n > 0) {
+      d->g[kept++] = d->g[i];
+    } else {
+      free(d->g[i].pts);
+    }
+  }
+  d->ngroup = kept;
+  int npoint = 0;
+  for (int i = 0; i < d->ngroup; i++) npoint += d->g[i].n;
+  fprintf(f, "<section class=\"plot-box\"><h3>%s</h3>\n", s->heading);
+  if (d->nomem) {
+    note(f, s, "plot left out, out of memory");
+    fputs("</section>\n", f);
+    return 0;
+  }
+  if (npoint == 0) {
+    note(f, s, "no data for this plot");
+    fputs("</section>\n", f);
+    return 0;
+  }
+  if (split_tasks(f, s, d) == 0) {
+    fputs("</section>\n", f);
+    return 0;
+  }
+  // one panel per task when several are left, so that no axis mixes two tasks' scales
+  labels tasks = {0};
+  for (int i = 0; i < d->ngroup; i++) label_add(&tasks, d->g[i].task);
+  int ok = 1;
+  if (tasks.n <= 1) {
+    ok = draw_panel(f, s, d, NULL);
+  } else {
+    fputs("<div class=\"panels\">\n", f);
+    for (int t = 0; t < tasks.n && ok; t++) ok = draw_panel(f, s, d, tasks.name[t]);
+    fputs("</div>\n", f);
+  }
+  if (ok) {
     fprintf(f, "<p class=\"caption\">%s</p>\n", s->caption);
   } else {
     note(f, s, "plot left out, out of memory");
   }
   fputs("</section>\n", f);
-  for (int i = 0; i < d->ngroup; i++) {
-    free(num[i]);
-    free(tips[i]);
-    free(bad[i]);
-  }
   return ok;
 }
 

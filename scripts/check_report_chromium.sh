@@ -2,8 +2,8 @@
 # Opens a tightfit report.html in headless Chromium and checks it the way a browser sees it:
 # the page loads, its script runs to the end (<body data-js="ok">) and sorts the runs table by
 # every column without losing a row (#selftest, <body data-selftest="ok">), each of the four
-# plots is either drawn (an <svg> whose series count matches its data-nseries) or replaced by
-# its "no data" note, and the console shows no uncaught exception or error.
+# plots is either drawn (an <svg>, or one per task as <id>-<task> panels, whose series count
+# matches its data-nseries) or replaced by its "no data" note, and the console shows no uncaught exception or error.
 #
 # usage: scripts/check_report_chromium.sh REPORT.html [PLOT_ID=NSERIES ...] [--screenshot FILE.png]
 #   PLOT_ID=NSERIES   require that plot drawn with exactly that many series (plot-slip=3)
@@ -80,8 +80,9 @@ nrows=$(grep -o '<tr class="run ' "$work/dom.html" | wc -l)
 tr '\n' ' ' <"$work/dom.html" | sed 's#</svg>#</svg>\n#g' >"$work/svgs.txt"
 summary="runs: $nrows"
 for id in "${plots[@]}"; do
-  block=$(grep -o "<svg id=\"$id\".*" "$work/svgs.txt" | head -n 1)
-  if [ -z "$block" ]; then
+  # the plot, or its panels (one per task when a sweep has several: <id>-<task>)
+  blocks=$(grep -o "<svg id=\"$id\(-[a-z0-9_]*\)\?\".*" "$work/svgs.txt" || true)
+  if [ -z "$blocks" ]; then
     if grep -q "data-plot=\"$id\"" "$work/dom.html"; then
       summary+=", $id: no data"
     else
@@ -89,14 +90,17 @@ for id in "${plots[@]}"; do
     fi
     continue
   fi
-  nseries=$(printf '%s' "$block" | grep -o '<g class="series"' | wc -l)
-  npoints=$(printf '%s' "$block" | grep -o 'class="point' | wc -l)
-  declared=$(printf '%s' "$block" | grep -o 'data-nseries="[0-9]*"' | head -n 1 | grep -o '[0-9]*')
-  summary+=", $id: $nseries series $npoints points"
-  [ "$nseries" = "${declared:-x}" ] || failed "$id: $nseries series drawn, data-nseries says ${declared:-nothing}"
-  if [ "$nseries" -eq 0 ] || [ "$npoints" -eq 0 ]; then
-    failed "$id: drawn without series or points"
-  fi
+  while IFS= read -r block; do
+    pid=$(printf '%s' "$block" | grep -o '^<svg id="[^"]*"' | sed 's/^<svg id="//; s/"$//')
+    nseries=$(printf '%s' "$block" | grep -o '<g class="series"' | wc -l)
+    npoints=$(printf '%s' "$block" | grep -o 'class="point' | wc -l)
+    declared=$(printf '%s' "$block" | grep -o 'data-nseries="[0-9]*"' | head -n 1 | grep -o '[0-9]*')
+    summary+=", $pid: $nseries series $npoints points"
+    [ "$nseries" = "${declared:-x}" ] || failed "$pid: $nseries series drawn, data-nseries says ${declared:-nothing}"
+    if [ "$nseries" -eq 0 ] || [ "$npoints" -eq 0 ]; then
+      failed "$pid: drawn without series or points"
+    fi
+  done <<<"$blocks"
 done
 for e in "${expect[@]}"; do
   id="${e%%=*}"

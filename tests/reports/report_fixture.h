@@ -20,8 +20,11 @@
 #define FIXTURE_TUNNEL_POINTS 3
 #define FIXTURE_OVERLAP_SERIES 3  // al peak, al mean, pgs peak
 #define FIXTURE_OVERLAP_POINTS 5
-#define FIXTURE_THROUGHPUT_SERIES 5  // {al, newton, pgs} / gears, {al, pgs} / peg
-#define FIXTURE_THROUGHPUT_POINTS 7
+// two tasks: a panel each (plot-throughput-gears, plot-throughput-peg)
+#define FIXTURE_THROUGHPUT_GEARS_SERIES 3  // al, newton, pgs
+#define FIXTURE_THROUGHPUT_GEARS_POINTS 4
+#define FIXTURE_THROUGHPUT_PEG_SERIES 2  // al, pgs
+#define FIXTURE_THROUGHPUT_PEG_POINTS 3
 #define FIXTURE_RUNS 8
 #define FIXTURE_CORRUPT_LINE 7
 

@@ -82,20 +82,24 @@ static void test_report_draws_every_plot(void** state) {
   check_plot(b->html, "plot-slip", FIXTURE_SLIP_SERIES, FIXTURE_SLIP_POINTS);
   check_plot(b->html, "plot-tunnel", FIXTURE_TUNNEL_SERIES, FIXTURE_TUNNEL_POINTS);
   check_plot(b->html, "plot-overlap", FIXTURE_OVERLAP_SERIES, FIXTURE_OVERLAP_POINTS);
-  check_plot(b->html, "plot-throughput", FIXTURE_THROUGHPUT_SERIES, FIXTURE_THROUGHPUT_POINTS);
+  check_plot(b->html, "plot-throughput-gears", FIXTURE_THROUGHPUT_GEARS_SERIES,
+             FIXTURE_THROUGHPUT_GEARS_POINTS);
+  check_plot(b->html, "plot-throughput-peg", FIXTURE_THROUGHPUT_PEG_SERIES,
+             FIXTURE_THROUGHPUT_PEG_POINTS);
+  assert_null(svg_block(b->html, "plot-throughput"));  // no panel mixes the two tasks
   assert_int_equal(b->info.nplot, 4);
   assert_null(strstr(b->html, "no data for this plot"));
   // the slip of exactly 0 (run g3) sits on the floor decade of the log axis, labelled 0
   char* slip = svg_block(b->html, "plot-slip");
   assert_non_null(strstr(slip, ">0</text>"));
   free(slip);
-  // series per solver and dt where dt varies, per solver and task where there are several
+  // series per solver and dt where dt varies; a panel per task where there are several
   char* tunnel = svg_block(b->html, "plot-tunnel");
   assert_non_null(strstr(tunnel, "data-name=\"al, dt 1/1000\""));
   assert_non_null(strstr(tunnel, "data-name=\"pgs, dt 1/500\""));
   free(tunnel);
-  char* tp = svg_block(b->html, "plot-throughput");
-  assert_non_null(strstr(tp, "data-name=\"al / peg\""));
+  char* tp = svg_block(b->html, "plot-throughput-peg");
+  assert_non_null(strstr(tp, "data-name=\"al\""));
   free(tp);
   built_free(b);
 }

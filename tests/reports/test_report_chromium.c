@@ -28,9 +28,9 @@ static void test_report_loads_in_chromium(void** state) {
   snprintf(cmd, sizeof cmd,
            "bash " CHECK_SCRIPT
            " %s/report.html plot-slip=%d plot-tunnel=%d plot-overlap=%d "
-           "plot-throughput=%d",
+           "plot-throughput-gears=%d plot-throughput-peg=%d",
            dir, FIXTURE_SLIP_SERIES, FIXTURE_TUNNEL_SERIES, FIXTURE_OVERLAP_SERIES,
-           FIXTURE_THROUGHPUT_SERIES);
+           FIXTURE_THROUGHPUT_GEARS_SERIES, FIXTURE_THROUGHPUT_PEG_SERIES);
   fflush(stdout);
   int status = system(cmd);
   fixture_remove(dir);
