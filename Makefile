@@ -215,8 +215,19 @@ demo-run: $(CLI_BIN)
 bench: deps
 	@$(MAKE) --no-print-directory bench-run
 
+# each benchmark's JSON goes to stdout and to bench/results/<bench>.json (written whole or
+# not at all); `make measured` turns the task runs' into docs/measured.md's speed table
 bench-run: $(BENCH_BINS)
-	@for b in $(BENCH_BINS); do $$b || exit 1; done
+	@mkdir -p bench/results
+	@for b in $(BENCH_BINS); do \
+	  out=bench/results/$$(basename $$b).json; \
+	  if $$b > $$out.tmp; then cat $$out.tmp; mv $$out.tmp $$out; \
+	  else cat $$out.tmp; rm -f $$out.tmp; exit 1; fi; \
+	done
+
+.PHONY: measured
+measured:
+	@python3 scripts/measured_tables.py bench/results docs/measured.md
 
 # the benchmark's task runs, REF's CLI (built in a temporary worktree) against this tree's,
 # alternately (scripts/bench_compare.sh): make bench-compare REF=<commit> [ROUNDS=5] [CASES=re]
