@@ -1,4 +1,4 @@
-// Robot mode's shared pieces (docs/robot_mode.md): the work cell (a table and a
+// Robot mode's shared pieces (docs/robot.md): the work cell (a table and a
 // Panda with its gripper on it), the controller a run names (`controller` = osc | impedance |
 // ik | pd), a scripted mover that drives the tool centre point (TCP) along min-jerk segments
 // with any of the four, the payload's weight compensation and the gripper. Each task's
