@@ -8,6 +8,7 @@
 // diverge), so worst and mean skip it and a metric is NaN only when no environment had a
 // value. Every metric of any environment appears, in the order first seen.
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "probes.h"
@@ -20,6 +21,7 @@ typedef enum merge_rule {
   MERGE_SUM,        // counts of events: the run's total
   MERGE_MEAN,
   MERGE_FIRST,  // texts
+  MERGE_WHY,    // "why": the first environment that missed, and how many others did
 } merge_rule;
 
 static int ends_with(const char* s, const char* suffix) {
@@ -29,7 +31,7 @@ static int ends_with(const char* s, const char* suffix) {
 
 static merge_rule rule_of(const tf_metric* m) {
   const char* name = m->name;
-  if (m->kind == TF_METRIC_TEXT) return MERGE_FIRST;
+  if (m->kind == TF_METRIC_TEXT) return strcmp(name, "why") == 0 ? MERGE_WHY : MERGE_FIRST;
   // how many environments tunnelled or diverged is the number a sweep plots
   if (strcmp(name, "tunnel.through") == 0 || strcmp(name, "tunnel.flythrough") == 0 ||
       strcmp(name, "divergence.diverged") == 0) {
@@ -48,11 +50,47 @@ static merge_rule rule_of(const tf_metric* m) {
   return MERGE_MEAN;
 }
 
+// a run's "why" over its environments: empty when none missed; one environment's reason as
+// it is; else the first that missed, named, and how many more did ("env 3: not seated: ...
+// (and 2 more envs)"), so a report reads the reason of any miss, not only environment 0's
+static void merge_why(tf_metrics* out, const char* name, const tf_metrics* env, int n) {
+  int first = -1, more = 0;
+  for (int e = 0; e < n; e++) {
+    const tf_metric* m = tf_metrics_find(&env[e], name);
+    if (!m || m->kind != TF_METRIC_TEXT || !m->text[0]) continue;
+    if (first < 0) {
+      first = e;
+    } else {
+      more++;
+    }
+  }
+  if (first < 0 || n == 1) {
+    const tf_metric* m = first < 0 ? NULL : tf_metrics_find(&env[first], name);
+    tf_metrics_set_text(out, name, m ? m->text : "");
+    return;
+  }
+  char why[TF_METRIC_TEXT_LEN], tail[48] = "";
+  if (more) snprintf(tail, sizeof tail, " (and %d more env%s)", more, more > 1 ? "s" : "");
+  // the tail is kept whole; the reason gives way when the text fills up
+  size_t at = (size_t)snprintf(why, sizeof why, "env %d: ", first);
+  size_t room = sizeof why - 1 - strlen(tail);
+  const char* text = tf_metrics_find(&env[first], name)->text;
+  size_t len = strnlen(text, TF_METRIC_TEXT_LEN);
+  if (at + len > room) len = room > at ? room - at : 0;
+  memcpy(why + at, text, len);
+  memcpy(why + at + len, tail, strlen(tail) + 1);
+  tf_metrics_set_text(out, name, why);
+}
+
 static void merge_one(tf_metrics* out, const char* name, const tf_metric* first,
                       const tf_metrics* env, int n) {
   merge_rule rule = rule_of(first);
   if (rule == MERGE_FIRST) {
     tf_metrics_set_text(out, name, first->text);
+    return;
+  }
+  if (rule == MERGE_WHY) {
+    merge_why(out, name, env, n);
     return;
   }
   long count = 0, seen = 0;

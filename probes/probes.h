@@ -270,7 +270,8 @@ void tf_probes_free(tf_probe_set* s);
 // booleans; the worst for peaks and maxima (*.peak_m, *.max, *_max, skipped_teeth,
 // residual_max, depth_min_m) and for tunnel.travel_m (the least); the sum for the other
 // counts (integer metrics: contacts.overflow, contacts.merged, solver.capped, ...); the mean
-// for the rest; texts from the first environment. Adds envs (the count).
+// for the rest; texts from the first environment, but "why" from the first that missed
+// ("env 3: ... (and 2 more envs)"). Adds envs (the count).
 void tf_metrics_merge_envs(tf_metrics* out, const tf_metrics* env, int n);
 
 #endif  // TF_PROBES_H

@@ -389,9 +389,19 @@ static void test_merge_envs(void** state) {
     tf_metrics_set_int(m, "contacts.overflow", overflow[e]);
     tf_metrics_set_int(m, "solver.capped", 10 * e);
     if (e == 2) tf_metrics_set(m, "late.only", 42);
+    tf_metrics_set_text(m, "why", e == 0 ? "" : (e == 1 ? "not seated" : "overlap peak"));
   }
   tf_metrics out;
   tf_metrics_merge_envs(&out, env, 3);
+  // the first environment that missed, named, and how many more did
+  const tf_metric* why = tf_metrics_find(&out, "why");
+  assert_non_null(why);
+  assert_string_equal(why->text, "env 1: not seated (and 1 more env)");
+  tf_metrics one;
+  tf_metrics_merge_envs(&one, env + 1, 1);
+  assert_string_equal(tf_metrics_find(&one, "why")->text, "not seated");
+  tf_metrics_merge_envs(&one, env, 1);
+  assert_string_equal(tf_metrics_find(&one, "why")->text, "");
   assert_true(metric(&out, "tunnel.through") == 2);
   assert_int_equal(kind_of(&out, "tunnel.through"), TF_METRIC_INT);
   assert_true(metric(&out, "tunnel.flythrough") == 0);
