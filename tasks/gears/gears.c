@@ -49,6 +49,16 @@ static const double pi = 3.14159265358979323846;
 // shaft, or a gear lifted off its shoulder (gravity holds it there; the fit leaves it no room),
 // by more than this is the hop a too-large step makes (issue 18: 10 um)
 #define GEARS_FIT_TOL 10e-6
+#define GEARS_PRESSURE_DEG 20.0  // the gear part's default pressure angle, which the scene uses
+
+// the deepest the teeth of a meshing pair may go into each other: half the gap each flank
+// has when the pair is centred in its backlash (the normal backlash j cos(alpha), shared by
+// two flanks), as peg allows half its radial clearance and bolt-nut half its flank gap; at
+// least 10 um, the fit tolerance (0.5 mm of backlash: 117 um)
+static double teeth_overlap_allowed(const tf_gears_config* c) {
+  double normal = c->backlash * cos(GEARS_PRESSURE_DEG * 3.14159265358979323846 / 180);
+  return fmax(GEARS_FIT_TOL, 0.25 * normal);
+}
 
 enum {
   P_MOUNT,
@@ -285,11 +295,15 @@ static void gears_why_drop(tf_metrics* out, double through, double fly, double d
 
 // "why" of a gear train: empty when it succeeded
 static void gears_why_train(tf_metrics* out, int turns, double slip, const tf_gears_state* st,
-                            double bore, double allowed) {
+                            double bore, double allowed, double teeth, double teeth_allowed) {
   char why[TF_METRIC_TEXT_LEN] = "";
   if (!turns) tf_why_add(why, "the input did not turn");
   if (turns && !(slip < GEARS_SLIP_OK)) {
     tf_why_add(why, "slip %.1f %% >= %g %%", slip * 100, GEARS_SLIP_OK * 100);
+  }
+  if (!(teeth <= teeth_allowed)) {
+    tf_why_add(why, "teeth overlap peak %.0f um > %.0f um allowed", teeth * 1e6,
+               teeth_allowed * 1e6);
   }
   if (st->config.mount == TF_GEARS_SHAFT) {
     if (!(bore <= GEARS_FIT_TOL)) {
@@ -345,28 +359,32 @@ static void gears_finish(tf_env* env, tf_metrics* out) {
   double slip = tf_metrics_get(out, "gear_slip.max");
   int turns = tf_metrics_get(out, "gear_slip.input_turns") == 1;
   int fits = 1;
-  double bore = NAN, allowed = NAN;
+  double bore = NAN, allowed = NAN, teeth = 0;
+  // the teeth in mesh, on any mount: NaN (a pair the probe never measured) fails
+  for (int i = 0; i + 1 < s->ngear; i++) {
+    snprintf(name, sizeof(name), "overlap.teeth_%d%d_peak_m", i, i + 1);
+    double v = tf_metrics_get(out, name);
+    teeth = isnan(v) || isnan(teeth) ? NAN : fmax(teeth, v);
+  }
+  double teeth_allowed = teeth_overlap_allowed(c);
+  tf_metrics_set(out, "gears.teeth_overlap_peak_m", teeth);
+  tf_metrics_set(out, "gears.teeth_overlap_allowed_m", teeth_allowed);
   if (c->mount == TF_GEARS_SHAFT) {
-    double teeth = 0;
     bore = 0;
     for (int i = 0; i < s->ngear; i++) {
       snprintf(name, sizeof(name), "overlap.shaft_%d_peak_m", i);
       bore = fmax(bore, tf_metrics_get(out, name));
-      if (i + 1 < s->ngear) {
-        snprintf(name, sizeof(name), "overlap.teeth_%d%d_peak_m", i, i + 1);
-        teeth = fmax(teeth, tf_metrics_get(out, name));
-      }
     }
     allowed = tf_gears_tilt_allowed(c);
     tf_metrics_set(out, "gears.bore_overlap_peak_m", bore);
-    tf_metrics_set(out, "gears.teeth_overlap_peak_m", teeth);
     tf_metrics_set(out, "gears.lift_max_m", st->lift_max);
     tf_metrics_set(out, "gears.tilt_allowed_deg", allowed * 180 / pi);
     // NaN (a pair the probe never measured) fails
     fits = bore <= GEARS_FIT_TOL && st->lift_max <= GEARS_FIT_TOL && st->wobble_max <= allowed;
   }
-  tf_metrics_set_bool(out, "success", turns && slip < GEARS_SLIP_OK && fits);
-  gears_why_train(out, turns, slip, st, bore, allowed);
+  tf_metrics_set_bool(out, "success",
+                      turns && slip < GEARS_SLIP_OK && fits && teeth <= teeth_allowed);
+  gears_why_train(out, turns, slip, st, bore, allowed, teeth, teeth_allowed);
 }
 
 static void gears_destroy(tf_env* env) {
