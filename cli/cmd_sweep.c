@@ -616,6 +616,7 @@ int tf_cmd_sweep(int argc, char** argv) {
     }
     return TF_EXIT_USAGE;
   }
+  // a safety net: the config check above already checked the video settings
   tf_sweep_video video;
   if (tf_sweep_video_parse(&video, plan.video, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: %s: %s\n", a.config, err);

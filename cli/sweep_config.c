@@ -14,6 +14,7 @@
 #include "config_errors.h"
 #include "file_io.h"
 #include "json_keys.h"
+#include "sweep_video.h"
 
 // the limits of `tightfit run --task` and the runner, so that every command a sweep writes runs
 #define MIN_DT 1e-7        // s
@@ -190,7 +191,7 @@ static int parse_duration(tf_sweep_plan* plan, const cJSON* root, tf_config_erro
   return 0;
 }
 
-// envs, description and video, each checked whatever the others hold
+// envs and description, each checked whatever the other holds
 static void parse_scalars(tf_sweep_plan* plan, const cJSON* root, tf_config_errors* e) {
   const cJSON* envs = cJSON_GetObjectItemCaseSensitive(root, "envs");
   if (envs && check_integer(envs, 1, MAX_ENVS, "envs", e) == 0) {
@@ -201,12 +202,19 @@ static void parse_scalars(tf_sweep_plan* plan, const cJSON* root, tf_config_erro
     tf_config_fail(e, "description: must be a string");
   } else if (description && !(plan->description = dup_text(description->valuestring))) {
     tf_config_oom(e);
-    return;
   }
+}
+
+// the video settings: checked here with the rest (sweep_video.c knows them), so that their
+// problems are listed with every other one and the video phase after the runs cannot refuse
+// them; kept as given for that phase
+static void parse_video(tf_sweep_plan* plan, const cJSON* root, tf_config_errors* e) {
   const cJSON* video = cJSON_GetObjectItemCaseSensitive(root, "video");
-  // its keys are read later (sweep_video.c), but a repeated one is refused here like any other
+  if (!video) return;
+  // a repeated key is refused like in any other object (the check reads the first copy)
   if (cJSON_IsObject(video)) free(check_object(video, "video", e));
-  if (video && !(plan->video = cJSON_Duplicate(video, 1))) tf_config_oom(e);
+  if (!e->fatal) tf_sweep_video_check(video, e);
+  if (!e->fatal && !(plan->video = cJSON_Duplicate(video, 1))) tf_config_oom(e);
 }
 
 static void parse_seeds(tf_sweep_plan* plan, const cJSON* root, tf_config_errors* e) {
@@ -572,6 +580,7 @@ static void parse_root(tf_sweep_plan* plan, const cJSON* root, const tf_task_inf
   parse_seeds(plan, root, e);
   if (!e->fatal) parse_keys(plan, root, 1, schema_known, e);
   if (!e->fatal) parse_keys(plan, root, 0, schema_known, e);
+  if (!e->fatal) parse_video(plan, root, e);
 }
 
 // ---- expansion

@@ -16,7 +16,7 @@
 //       "clearance_um": [50, 100]       any task parameter: a number, a choice name ("round"),
 //     },                                or a list parameter's numbers ([60, 40, 60])
 //     "set": {"mu": 0.01},              fixed values: the same keys as grid, one value each
-//     "video": {...},                   kept as given for `tightfit video` (not read here)
+//     "video": {...},                   videos after the runs (sweep_video.h): checked here
 //     "description": "..."              free text
 //   }
 //

@@ -10,20 +10,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json_keys.h"
 #include "results_load.h"
 
-int tf_sweep_video_parse(tf_sweep_video* v, const cJSON* section, char* err, size_t errlen) {
+// the section's settings into v, each problem into e with its JSON path, carrying on past a
+// bad setting to the next; a repeated key is read from its first copy (the config check names
+// the repeat). 0, or -1 when anything was wrong
+static int read_section(tf_sweep_video* v, const cJSON* section, tf_config_errors* e) {
   memset(v, 0, sizeof(*v));
   tf_video_options_default(&v->options);
   v->max = 8;
   if (!section) return 0;
-  if (!cJSON_IsObject(section)) {
-    snprintf(err, errlen, "video: must be an object");
-    return -1;
-  }
+  if (!cJSON_IsObject(section)) return tf_config_fail(e, "video: must be an object");
   v->on = 1;
-  const cJSON* item;
-  cJSON_ArrayForEach(item, section) {
+  int n = 0;
+  unsigned char* repeat = tf_json_key_repeats(section, &n);
+  if (!repeat && n > 0) return tf_config_oom(e);
+  int rc = 0, index = 0;
+  for (const cJSON* item = section->child; item; item = item->next, index++) {
+    if (repeat[index] == 2) continue;
     const char* key = item->string;
     if (strcmp(key, "select") == 0) {
       static const char* const names[] = {"worst", "best", "both", "failed", "all"};
@@ -32,10 +37,10 @@ int tf_sweep_video_parse(tf_sweep_video* v, const cJSON* section, char* err, siz
         if (strcmp(item->valuestring, names[k]) == 0) found = k;
       }
       if (found < 0) {
-        snprintf(err, errlen, "video.select: must be one of worst, best, both, failed, all");
-        return -1;
+        rc = tf_config_fail(e, "video.select: must be one of worst, best, both, failed, all");
+      } else {
+        v->pick = (tf_pick)found;
       }
-      v->pick = (tf_pick)found;
     } else if (strcmp(key, "camera") == 0) {
       const char* c = cJSON_IsString(item) ? item->valuestring : "";
       if (strcmp(c, "closeup") == 0) {
@@ -45,18 +50,15 @@ int tf_sweep_video_parse(tf_sweep_video* v, const cJSON* section, char* err, siz
       } else if (strcmp(c, "grid") == 0) {
         v->options.view = TF_VIEW_GRID;
       } else {
-        snprintf(err, errlen, "video.camera: must be closeup, wide or grid");
-        return -1;
+        rc = tf_config_fail(e, "video.camera: must be closeup, wide or grid");
       }
     } else if (strcmp(key, "fps") == 0 || strcmp(key, "max") == 0) {
       double x = cJSON_IsNumber(item) ? item->valuedouble : NAN;
       int is_fps = strcmp(key, "fps") == 0;
       double hi = is_fps ? 240 : 1000;
       if (!(x >= 1 && x <= hi) || x != floor(x)) {
-        snprintf(err, errlen, "video.%s: must be a whole number in [1, %g]", key, hi);
-        return -1;
-      }
-      if (is_fps) {
+        rc = tf_config_fail(e, "video.%s: must be a whole number in [1, %g]", key, hi);
+      } else if (is_fps) {
         v->options.fps = (int)x;
       } else {
         v->max = (int)x;
@@ -66,16 +68,33 @@ int tf_sweep_video_parse(tf_sweep_video* v, const cJSON* section, char* err, siz
       char tail = 0;
       if (!cJSON_IsString(item) || sscanf(item->valuestring, "%dx%d%c", &w, &h, &tail) != 2 ||
           w < 16 || h < 16 || w > 4096 || h > 4096 || w % 2 || h % 2) {
-        snprintf(err, errlen, "video.size: must be \"WIDTHxHEIGHT\", even, 16 to 4096");
-        return -1;
+        rc = tf_config_fail(e, "video.size: must be \"WIDTHxHEIGHT\", even, 16 to 4096");
+      } else {
+        v->options.width = w, v->options.height = h;
       }
-      v->options.width = w, v->options.height = h;
     } else {
-      snprintf(err, errlen, "video.%s: unknown key (valid: select, camera, fps, size, max)", key);
-      return -1;
+      rc = tf_config_fail(e, "video.%s: unknown key (valid: select, camera, fps, size, max)", key);
     }
   }
-  return 0;
+  free(repeat);
+  return rc;
+}
+
+int tf_sweep_video_check(const cJSON* section, tf_config_errors* e) {
+  tf_sweep_video v;
+  return read_section(&v, section, e);
+}
+
+int tf_sweep_video_parse(tf_sweep_video* v, const cJSON* section, char* err, size_t errlen) {
+  tf_config_errors* e = calloc(1, sizeof(*e));
+  if (!e) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  int rc = read_section(v, section, e);
+  if (rc) snprintf(err, errlen, "%s", e->n > 0 ? e->msg[0] : "invalid video settings");
+  free(e);
+  return rc;
 }
 
 // how bad a run was: larger is worse (failed / diverged, missed, tunnelled, slip, overlap)

@@ -16,6 +16,7 @@
 #include <cJSON.h>
 #include <stddef.h>
 
+#include "config_errors.h"
 #include "sweep_config.h"
 #include "video_run.h"
 
@@ -28,7 +29,13 @@ typedef struct tf_sweep_video {
   tf_video_options options;
 } tf_sweep_video;
 
-// reads the section (NULL: no videos); -1 with "video.fps: ..." style messages
+// checks the section (NULL: no videos) as part of the config's check (sweep_config.c): each
+// problem goes into e with its JSON path ("video.fps: must be ..."), all in one pass; a
+// repeated key is not named here (the config check does that). 0, or -1 when any was found
+int tf_sweep_video_check(const cJSON* section, tf_config_errors* e);
+
+// reads the section (NULL: no videos) with the same checks, so a section that passed
+// tf_sweep_video_check reads without error; -1 with the first problem's message
 int tf_sweep_video_parse(tf_sweep_video* v, const cJSON* section, char* err, size_t errlen);
 
 // renders the chosen runs of a finished sweep in dir; returns the number of videos written,

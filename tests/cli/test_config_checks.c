@@ -1,7 +1,8 @@
 // Mistakes a config or a run's options can hold that used to pass validation and fail (or
 // run for weeks) later: each is now refused before anything runs, with exit 2 and one line
 // naming it; several in one config are all named in one pass (the first 20, then a count). Gear
-// trains need 2 to 4 whole tooth counts; a sweep's "video" object refuses a repeated key; "set"
+// trains need 2 to 4 whole tooth counts; a sweep's "video" object refuses a repeated key and
+// its bad settings are named with the rest of the config's problems; "set"
 // takes one value, not a list; grid [0, -0] is one value given twice; a run is capped at
 // TF_TASK_MAX_STEPS control steps per environment.
 #include <setjmp.h>
@@ -114,6 +115,28 @@ static void test_sweep_every_problem(void** state) {
   assert_true(ok);
 }
 
+// a bad grid value and two bad video settings: all three named in the one pass before
+// anything runs (the video settings used to be checked only after the rest had passed)
+static void test_sweep_video_problems(void** state) {
+  (void)state;
+  cli_exec_result r = sweep_config(
+      "{\"task\": \"peg\", \"grid\": {\"dt\": [0.001, -0.001]}, "
+      "\"video\": {\"select\": \"worst\", \"fps\": 0, \"size\": \"641x480\"}}");
+  const char* needles[] = {"grid.dt[1]: must be > 0 (got -0.001)",
+                           "video.fps: must be a whole number in [1, 240]",
+                           "video.size: must be \"WIDTHxHEIGHT\", even, 16 to 4096"};
+  int ok = r.exited && r.code == 2 && lines_of(r.err) == 3;
+  for (int i = 0; i < 3; i++) ok = ok && strstr(r.err, needles[i]);
+  for (const char* line = r.err; ok && *line; line = strchr(line, '\n') + 1) {
+    ok = strncmp(line, "tightfit sweep: ", 16) == 0;
+  }
+  // nothing ran: no progress line, no report
+  ok = ok && !strstr(r.err, "[sweep]") && r.out && r.out[0] == 0;
+  if (!ok) print_message("exit %d\nstderr:\n%s\n", r.code, r.err);
+  cli_exec_free(&r);
+  assert_true(ok);
+}
+
 // 25 mistakes: the first 20 in full, then one line counting the rest
 static void test_sweep_problem_cap(void** state) {
   (void)state;
@@ -138,7 +161,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_run_teeth),         cmocka_unit_test(test_run_step_cap),
       cmocka_unit_test(test_sweep_config_gaps), cmocka_unit_test(test_sweep_every_problem),
-      cmocka_unit_test(test_sweep_problem_cap),
+      cmocka_unit_test(test_sweep_problem_cap), cmocka_unit_test(test_sweep_video_problems),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

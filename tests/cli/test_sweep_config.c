@@ -3,8 +3,9 @@
 // reproduce command. The tests use two made-up tasks so that they do not move when the real
 // tasks' schemas change.
 //
-// cli/ is not a library (its objects link only into the binary), so the unit under test and
-// its error list (config_errors.c) are compiled into this suite directly.
+// cli/ is not a library (its objects link only into the binary), so the unit under test, its
+// error list (config_errors.c) and the video settings it checks (sweep_video.c, whose render
+// calls link from the render and reports libraries) are compiled into this suite directly.
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "config_errors.c"
 #include "json_keys.c"
 #include "sweep_config.c"
+#include "sweep_video.c"
 
 static const tf_param_spec alpha_params[] = {
     {"clearance_um", 100, 0, 500, "um", NULL, "radial clearance"},
@@ -272,6 +274,80 @@ static void test_errors_all_at_once(void** state) {
       "environment (at most 1e+08); raise dt or shorten duration\n"
       "run 2 (task beta): duration 3600 s / dt 1e-07 s is 3.6e+10 control steps per "
       "environment (at most 1e+08); raise dt or shorten duration");
+}
+
+// the video settings are checked with the rest of the config, each message naming its path
+static void test_errors_video(void** state) {
+  (void)state;
+  expect_error("{\"task\": \"alpha\", \"video\": {\"select\": \"worse\"}}",
+               "video.select: must be one of worst, best, both, failed, all");
+  expect_error("{\"task\": \"alpha\", \"video\": {\"camera\": 3}}",
+               "video.camera: must be closeup, wide or grid");
+  expect_error("{\"task\": \"alpha\", \"video\": {\"fps\": 0}}",
+               "video.fps: must be a whole number in [1, 240]");
+  expect_error("{\"task\": \"alpha\", \"video\": {\"fps\": 29.97}}",
+               "video.fps: must be a whole number in [1, 240]");
+  expect_error("{\"task\": \"alpha\", \"video\": {\"max\": 1001}}",
+               "video.max: must be a whole number in [1, 1000]");
+  expect_error("{\"task\": \"alpha\", \"video\": {\"size\": \"641x480\"}}",
+               "video.size: must be \"WIDTHxHEIGHT\", even, 16 to 4096");
+  expect_error("{\"task\": \"alpha\", \"video\": {\"sizes\": \"64x48\"}}",
+               "video.sizes: unknown key (valid: select, camera, fps, size, max)");
+  expect_error("{\"task\": \"alpha\", \"video\": \"worst\"}", "video: must be an object");
+  // a repeated key is named once; its first copy is the one checked
+  expect_error("{\"task\": \"alpha\", \"video\": {\"fps\": 0, \"fps\": 30}}",
+               "video.fps: key given twice\n"
+               "video.fps: must be a whole number in [1, 240]");
+  expect_error("{\"task\": \"alpha\", \"video\": {\"fps\": 30, \"fps\": 0}}",
+               "video.fps: key given twice");
+  // with a bad grid value: every problem in the one pass, the video's after the grid's
+  expect_error(
+      "{\"task\": \"alpha\", \"video\": {\"fps\": 0, \"camera\": \"top\", \"max\": 2}, "
+      "\"grid\": {\"dt\": [-1]}}",
+      "grid.dt[0]: must be > 0 (got -1)\n"
+      "video.fps: must be a whole number in [1, 240]\n"
+      "video.camera: must be closeup, wide or grid");
+  // a bad task name does not hide the video's problems either
+  expect_error("{\"task\": \"gamma\", \"video\": {\"select\": 1}}",
+               "task: unknown task 'gamma' (valid: alpha, beta)\n"
+               "video.select: must be one of worst, best, both, failed, all");
+}
+
+// a video section that passed the config check reads without error after the runs, with the
+// settings it gives and the defaults for the rest
+static void test_video_after_check(void** state) {
+  (void)state;
+  tf_sweep_plan plan;
+  char err[256] = "";
+  tf_sweep_video v;
+  parse_ok(&plan, "{\"task\": \"alpha\"}");
+  assert_int_equal(tf_sweep_video_parse(&v, plan.video, err, sizeof(err)), 0);
+  assert_int_equal(v.on, 0);
+  tf_sweep_plan_free(&plan);
+  parse_ok(&plan,
+           "{\"task\": \"alpha\", \"video\": {\"select\": \"both\", \"camera\": \"grid\", "
+           "\"fps\": 24, \"size\": \"64x48\", \"max\": 3}}");
+  assert_int_equal(tf_sweep_video_parse(&v, plan.video, err, sizeof(err)), 0);
+  assert_int_equal(v.on, 1);
+  assert_int_equal(v.pick, TF_PICK_BOTH);
+  assert_int_equal(v.options.view, TF_VIEW_GRID);
+  assert_int_equal(v.options.fps, 24);
+  assert_int_equal(v.options.width, 64);
+  assert_int_equal(v.options.height, 48);
+  assert_int_equal(v.max, 3);
+  tf_sweep_plan_free(&plan);
+  parse_ok(&plan, "{\"task\": \"alpha\", \"video\": {}}");
+  assert_int_equal(tf_sweep_video_parse(&v, plan.video, err, sizeof(err)), 0);
+  assert_int_equal(v.on, 1);
+  assert_int_equal(v.pick, TF_PICK_WORST);
+  assert_int_equal(v.max, 8);
+  tf_sweep_plan_free(&plan);
+  // the safety net itself still refuses, with the first problem's message
+  cJSON* bad = cJSON_Parse("{\"fps\": 0, \"camera\": \"top\"}");
+  assert_non_null(bad);
+  assert_int_equal(tf_sweep_video_parse(&v, bad, err, sizeof(err)), -1);
+  assert_string_equal(err, "video.fps: must be a whole number in [1, 240]");
+  cJSON_Delete(bad);
 }
 
 // a config with n bad dt values: "grid.dt[i]: must be > 0 (got -(i+1))" each
@@ -654,6 +730,8 @@ int main(void) {
       cmocka_unit_test(test_number_text),
       cmocka_unit_test(test_robot_mode_keys),
       cmocka_unit_test(test_errors_all_at_once),
+      cmocka_unit_test(test_errors_video),
+      cmocka_unit_test(test_video_after_check),
       cmocka_unit_test(test_errors_capped),
       cmocka_unit_test(test_many_keys_fast),
       cmocka_unit_test(test_load_many_errors),
