@@ -1,0 +1,79 @@
+// Large steps, do they pay: each task's rig at dt 5 ms and 20 ms, one substep, solver al,
+// seed 0, its default duration, and its simulated seconds per wall second at each
+// (issue 18 asks 20 ms to give at least twice 5 ms's). A large step is worth taking only if
+// it stays physical, so each run's success, why and overlap peak are printed beside its
+// speed. Prints one JSON object; measures, asserts nothing.
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_json.h"
+#include "task.h"
+
+static const double dts[2] = {0.005, 0.02};
+
+// s as a JSON string's contents: quotes and backslashes escaped, control characters dropped
+static void print_json_text(const char* s) {
+  for (; s && *s; s++) {
+    if (*s == '"' || *s == '\\') putchar('\\');
+    if ((unsigned char)*s >= 0x20) putchar(*s);
+  }
+}
+
+// a task's run at dt (the gears on shafts, the README's and the gates' mount)
+static void options(tf_run_options* o, const tf_task_info* task, double dt) {
+  tf_run_options_default(o);
+  o->task = task->name;
+  o->physics.dt = dt;
+  o->physics.substeps = 1;
+  o->physics.solver = TF_SOLVER_AL;
+  o->duration = task->default_duration;
+  if (strcmp(task->name, "gears") == 0) {
+    o->set[0].key = "mount";
+    o->set[0].value = "shaft";
+    o->nset = 1;
+  }
+}
+
+int main(int argc, char** argv) {
+  (void)argv;
+  if (argc > 1) {
+    fprintf(stderr, "usage: bench_large_dt\n");
+    return 2;
+  }
+  tf_engine_init();
+  static tf_metrics row;
+  printf("{\n  \"bench\": \"large_dt\", \"solver\": \"al\", \"substeps\": 1,\n");
+  printf("  \"runs\": [\n");
+  for (int t = 0; t < tf_task_count(); t++) {
+    const tf_task_info* task = tf_task_at(t);
+    double rate[2] = {0, 0};
+    printf("%s    {\"task\": \"%s\", ", t ? ",\n" : "", task->name);
+    for (int k = 0; k < 2; k++) {
+      tf_run_options o;
+      options(&o, task, dts[k]);
+      char err[256] = "";
+      if (tf_task_run(&o, &row, err, sizeof(err)) != 0) {
+        fprintf(stderr, "bench_large_dt: %s\n", err);
+        return 1;
+      }
+      rate[k] = tf_metrics_get(&row, "throughput.realtime_factor");
+      const char* status = tf_metrics_text(&row, "status");
+      const char* why = tf_metrics_text(&row, "why");
+      printf("\"dt_%g\": {", dts[k] * 1e3);
+      bench_print_number("sim_s", tf_metrics_get(&row, "duration"), 1);
+      printf("\"status\": \"%s\", ", status ? status : "?");
+      bench_print_number("success", tf_metrics_get(&row, "success"), 1);
+      bench_print_number("overlap_peak_m", tf_metrics_get(&row, "overlap.peak_m"), 1);
+      bench_print_number("steps_per_s", tf_metrics_get(&row, "throughput.steps_per_s"), 1);
+      bench_print_number("sim_s_per_wall_s", rate[k], 0);
+      printf(", \"why\": \"");
+      print_json_text(why);
+      printf("\"}, ");
+      fflush(stdout);
+    }
+    bench_print_number("speedup_20_over_5", rate[1] / rate[0], 0);
+    printf("}");
+  }
+  printf("\n  ]\n}\n");
+  return 0;
+}
