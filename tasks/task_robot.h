@@ -195,5 +195,10 @@ void tf_robot_script_observe(tf_robot_script* s, const tf_robot* r, const tf_mod
                              const tf_data* d);
 // robot.lifted, robot.grasp_slip_max (m), robot.align_error_max (m), robot.ik_failures
 void tf_robot_script_metrics(const tf_robot_script* s, const tf_robot* r, tf_metrics* out);
+// a missed robot run's "why" after its task's criteria (tf_why_add): what the script saw go
+// wrong: the pick did not lift the part, the run ended at time t before the script's end (s;
+// NaN: not known ahead), the pd mover's IK missed
+void tf_robot_script_why(const tf_robot_script* s, const tf_robot* r, double t, double end,
+                         char why[TF_METRIC_TEXT_LEN]);
 
 #endif  // TF_TASK_ROBOT_H

@@ -260,3 +260,25 @@ void tf_robot_script_metrics(const tf_robot_script* s, const tf_robot* r, tf_met
   tf_metrics_set(out, "robot.align_error_max", s->align_error);
   tf_metrics_set_int(out, "robot.ik_failures", r->ik_failed);
 }
+
+void tf_robot_script_why(const tf_robot_script* s, const tf_robot* r, double t, double end,
+                         char why[TF_METRIC_TEXT_LEN]) {
+  static const char* name[TF_ROBOT_NPHASE] = {
+      [TF_ROBOT_APPROACH] = "approach", [TF_ROBOT_DESCEND] = "descend",
+      [TF_ROBOT_CLOSE] = "close",       [TF_ROBOT_LIFT] = "lift",
+      [TF_ROBOT_CARRY] = "carry",       [TF_ROBOT_ALIGN] = "align",
+      [TF_ROBOT_INSERT] = "insert",     [TF_ROBOT_RELEASE] = "release",
+      [TF_ROBOT_RETREAT] = "retreat",   [TF_ROBOT_DONE] = "done"};
+  // the carry's entry judges the lift
+  if (s->phase >= TF_ROBOT_CARRY && !s->lifted) tf_why_add(why, "the pick did not lift the part");
+  if (s->phase < TF_ROBOT_DONE) {
+    const char* phase = s->phase < 0 ? "start" : name[s->phase];
+    if (isfinite(end)) {
+      tf_why_add(why, "run ended at %.2f s in the %s phase, before the script's end (%.2f s)", t,
+                 phase, end);
+    } else {
+      tf_why_add(why, "run ended at %.2f s in the %s phase, before the script's end", t, phase);
+    }
+  }
+  if (r->ik_failed > 0) tf_why_add(why, "IK missed %d segments", r->ik_failed);
+}

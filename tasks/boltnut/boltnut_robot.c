@@ -280,6 +280,35 @@ static int boltnut_robot_build(tf_env* env, const double* v, const tf_physics* p
   return 0;
 }
 
+// "why": the success rule's failed criteria in words (down on the base, upright, coaxial, the
+// turns consistent with the advance), then what the script saw go wrong; empty on success
+static void boltnut_robot_why(const boltnut_robot_state* s, const tf_data* d, double height,
+                              double tilt, double lateral, double turns, double advance,
+                              double excess, tf_metrics* out) {
+  char why[TF_METRIC_TEXT_LEN] = "";
+  double pitch = s->rig.pitch;
+  if (!(height <= SEATED_PITCHES * pitch)) {
+    tf_why_add(why, "not seated: nut %.2f mm above the base > %.2f mm (%g pitch)", height * 1e3,
+               SEATED_PITCHES * pitch * 1e3, SEATED_PITCHES);
+  } else if (!(height >= -0.25 * pitch)) {
+    tf_why_add(why, "through the base: nut %.2f mm below it", -height * 1e3);
+  }
+  if (!(tilt <= UPRIGHT_DEG * DEG))
+    tf_why_add(why, "tilted %.2f deg > %g deg", tilt / DEG, UPRIGHT_DEG);
+  if (!(lateral <= COAXIAL)) {
+    tf_why_add(why, "off axis %.2f mm > %g mm", lateral * 1e3, COAXIAL * 1e3);
+  }
+  if (s->screw_state == 0) {
+    tf_why_add(why, "wrist never turned");
+  } else if (!(excess >= -CONSISTENT_TURNS && excess <= SCREW_CATCH_TURNS + CONSISTENT_TURNS)) {
+    tf_why_add(why, "%.2f turns for %.2f pitches of advance (over by %.2f, not in [%g, %g])", turns,
+               advance / pitch, excess, -CONSISTENT_TURNS, SCREW_CATCH_TURNS + CONSISTENT_TURNS);
+  }
+  // the script's end waits for the turning, which ends when the nut is down: not known ahead
+  if (why[0]) tf_robot_script_why(&s->script, &s->robot, d->time, NAN, why);
+  tf_metrics_set_text(out, "why", why);
+}
+
 static void boltnut_robot_finish(tf_env* env, tf_metrics* out) {
   const boltnut_robot_state* s = env->state;
   const tf_data* d = env->data;
@@ -294,6 +323,7 @@ static void boltnut_robot_finish(tf_env* env, tf_metrics* out) {
                    excess <= SCREW_CATCH_TURNS + CONSISTENT_TURNS;
   double apt = tf_boltnut_track_advance_per_turn(t);
   tf_metrics_set_bool(out, "success", seated(s, d) && consistent);
+  boltnut_robot_why(s, d, height, tilt, lateral, turns, advance, excess, out);
   tf_metrics_set(out, "boltnut.height_above_base_m", height);
   tf_metrics_set(out, "boltnut.tilt_deg_final", tilt / DEG);
   tf_metrics_set(out, "boltnut.lateral_final_m", lateral);

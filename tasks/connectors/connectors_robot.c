@@ -157,6 +157,21 @@ static void connectors_robot_observe(tf_env* env) {
   if (isnan(s->seat_time) && fabs(depth - s->mating_depth) <= SEAT_TOL) s->seat_time = d->time;
 }
 
+// "why": the success rule's failed criteria in words (the rig's, connectors.c), then what the
+// script saw go wrong; empty when the plug succeeded
+static void connectors_robot_why(const connectors_robot_state* s, const tf_data* d,
+                                 double seat_error, double peak, tf_metrics* out) {
+  char why[TF_METRIC_TEXT_LEN] = "";
+  if (!(fabs(seat_error) <= SEAT_TOL)) {
+    tf_why_add(why, "not seated: plug %.2f mm %s the floor > %g mm", fabs(seat_error) * 1e3,
+               seat_error < 0 ? "short of" : "past", SEAT_TOL * 1e3);
+  }
+  tf_why_overlap(why, peak, OVERLAP_MAX);
+  if (why[0])
+    tf_robot_script_why(&s->script, &s->robot, d->time, s->script.phase_start[TF_ROBOT_DONE], why);
+  tf_metrics_set_text(out, "why", why);
+}
+
 static void connectors_robot_finish(tf_env* env, tf_metrics* out) {
   const connectors_robot_state* s = env->state;
   const tf_data* d = env->data;
@@ -165,6 +180,7 @@ static void connectors_robot_finish(tf_env* env, tf_metrics* out) {
   int seated = fabs(seat_error) <= SEAT_TOL;
   double peak = tf_metrics_get(out, "overlap.peak_m");
   tf_metrics_set_bool(out, "success", seated && peak <= OVERLAP_MAX);
+  connectors_robot_why(s, d, seat_error, peak, out);
   tf_metrics_set(out, "connectors.depth_m", depth);
   tf_metrics_set(out, "connectors.depth_max_m", s->depth_max);
   tf_metrics_set(out, "connectors.mating_depth_m", s->mating_depth);

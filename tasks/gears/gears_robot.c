@@ -323,6 +323,32 @@ static int gears_robot_build(tf_env* env, const double* v, const tf_physics* phy
   return 0;
 }
 
+// "why": the success rule's failed criteria in words (seated; driven: the rig's turn and slip),
+// then what the script saw go wrong; empty when the gear succeeded
+static void gears_robot_why(const gears_robot_state* s, const tf_data* d, double error, double t,
+                            int turns, double slip, tf_metrics* out) {
+  char why[TF_METRIC_TEXT_LEN] = "";
+  if (!(error <= SEAT_TOL)) {
+    tf_why_add(why, "not seated: gear %.2f mm from its seat > %g mm", error * 1e3, SEAT_TOL * 1e3);
+  }
+  if (!(t <= UPRIGHT_DEG * pi / 180)) {
+    tf_why_add(why, "tilted %.2f deg > %g deg", t * 180 / pi, UPRIGHT_DEG);
+  }
+  if (s->grasp != TF_ROBOT_GRASP_WELD) {
+    if (!turns) tf_why_add(why, "the input did not turn");
+    if (turns && !(slip < SLIP_OK)) {
+      if (isnan(slip)) {
+        tf_why_add(why, "slip not measured");
+      } else {
+        tf_why_add(why, "slip %.1f %% >= %g %%", slip * 100, SLIP_OK * 100);
+      }
+    }
+  }
+  if (why[0])
+    tf_robot_script_why(&s->script, &s->robot, d->time, s->script.phase_start[TF_ROBOT_DONE], why);
+  tf_metrics_set_text(out, "why", why);
+}
+
 static void gears_robot_finish(tf_env* env, tf_metrics* out) {
   const gears_robot_state* s = env->state;
   const tf_data* d = env->data;
@@ -332,6 +358,7 @@ static void gears_robot_finish(tf_env* env, tf_metrics* out) {
   int turns = tf_metrics_get(out, "gear_slip.input_turns") == 1;
   int weld = s->grasp == TF_ROBOT_GRASP_WELD;
   tf_metrics_set_bool(out, "success", seated && (weld || (turns && slip < SLIP_OK)));
+  gears_robot_why(s, d, error, t, turns, slip, out);
   tf_metrics_set(out, "gears.mesh_phase_rad", mesh_phase(s, d));
   tf_metrics_set_bool(out, "gears.seated", seated);
   tf_metrics_set(out, "gears.seat_error_m", error);

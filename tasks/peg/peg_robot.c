@@ -200,11 +200,28 @@ static int peg_robot_build(tf_env* env, const double* values, const tf_physics* 
   return 0;
 }
 
+// "why": the success rule's failed criteria in words (the rig's, peg.c), then what the script
+// saw go wrong; empty when the peg succeeded
+static void peg_robot_why(const peg_robot_state* s, const tf_data* d, double error, double tilt,
+                          tf_metrics* out) {
+  char why[TF_METRIC_TEXT_LEN] = "";
+  if (!(error <= SEAT_TOLERANCE)) {
+    tf_why_add(why, "not seated: tip %.2f mm from the hole's bottom > %g mm", error * 1e3,
+               SEAT_TOLERANCE * 1e3);
+  }
+  if (!(tilt <= UPRIGHT_DEG * DEG))
+    tf_why_add(why, "tilted %.2f deg > %g deg", tilt / DEG, UPRIGHT_DEG);
+  if (why[0])
+    tf_robot_script_why(&s->script, &s->robot, d->time, s->script.phase_start[TF_ROBOT_DONE], why);
+  tf_metrics_set_text(out, "why", why);
+}
+
 static void peg_robot_finish(tf_env* env, tf_metrics* out) {
   const peg_robot_state* s = env->state;
   const tf_data* d = env->data;
   double error = seat_error(&s->peg, d), tilt = peg_tilt(&s->peg, d);
   tf_metrics_set_bool(out, "success", error <= SEAT_TOLERANCE && tilt <= UPRIGHT_DEG * DEG);
+  peg_robot_why(s, d, error, tilt, out);
   tf_metrics_set(out, "peg.depth_m", -d->xpos[3 * s->peg.body + 2]);
   tf_metrics_set(out, "peg.seat_error_m", error);
   tf_metrics_set(out, "peg.tilt_deg_final", tilt / DEG);
