@@ -16,7 +16,7 @@
 //
 // Success (README.md "Assembly tasks"): the tip centre within 1 mm of the hole's bottom (the floor
 // disc, so a peg that went through the floor or beside the bore does not count) and the peg
-// upright: its axis within UPRIGHT_DEG of vertical.
+// upright: its axis within PEG_UPRIGHT_DEG of vertical.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +25,6 @@
 #include "peg.h"
 
 #define DEG (M_PI / 180)
-#define SEAT_TOLERANCE 1e-3  // m: the tip this close to the hole's bottom is seated
-#define UPRIGHT_DEG 1.0      // deg: an upright peg's axis is this close to vertical
 // the deepest the peg may sink into the bore over the run: half the radial clearance (a peg
 // that sank further was not held by the fit), and never under the 10 um fit tolerance
 #define OVERLAP_FRACTION 0.5
@@ -133,29 +131,11 @@ static void peg_observe(tf_env* env) {
                         peg_tip_speed(s, env->model, env->data));
 }
 
-// distance from the tip centre to the hole's bottom face (a disc, or the pocket's square)
-static double seat_error(const peg_state* s, const tf_data* d) {
-  const double* x = d->xpos + 3 * s->body;
-  double dz = x[2] + s->cfg.depth, out;
-  if (s->cfg.square) {
-    double ox = fmax(0, fabs(x[0]) - s->bore_half), oy = fmax(0, fabs(x[1]) - s->bore_half);
-    out = sqrt(ox * ox + oy * oy);
-  } else {
-    out = fmax(0, hypot(x[0], x[1]) - s->bore_half);
-  }
-  return hypot(out, dz);
-}
-
 // "why": the success rule's failed criteria in words, empty when the peg succeeded, so a
 // report says what missed without the reader knowing the rule's thresholds
 static void peg_why(tf_metrics* out, double error, double tilt, double peak, double allowed) {
   char why[TF_METRIC_TEXT_LEN] = "";
-  if (!(error <= SEAT_TOLERANCE)) {
-    tf_why_add(why, "not seated: tip %.2f mm from the hole's bottom > %g mm", error * 1e3,
-               SEAT_TOLERANCE * 1e3);
-  }
-  if (!(tilt <= UPRIGHT_DEG * DEG))
-    tf_why_add(why, "tilted %.2f deg > %g deg", tilt / DEG, UPRIGHT_DEG);
+  peg_why_seat(why, error, tilt);
   tf_why_overlap(why, peak, allowed);
   tf_metrics_set_text(out, "why", why);
 }
@@ -163,13 +143,12 @@ static void peg_why(tf_metrics* out, double error, double tilt, double peak, dou
 static void peg_finish(tf_env* env, tf_metrics* out) {
   const peg_state* s = env->state;
   const tf_data* d = env->data;
-  double error = seat_error(s, d), tilt = peg_tilt(s, d);
+  double error = peg_seat_error(s, d), tilt = peg_tilt(s, d);
   double peak = tf_metrics_get(out, "overlap.peak_m");
   double allowed = fmax(OVERLAP_FRACTION * s->cfg.clearance, OVERLAP_FLOOR);
   tf_metrics_set(out, "peg.overlap_allowed_m", allowed);
   // NaN (nothing measured) does not pass
-  tf_metrics_set_bool(out, "success",
-                      error <= SEAT_TOLERANCE && tilt <= UPRIGHT_DEG * DEG && peak <= allowed);
+  tf_metrics_set_bool(out, "success", peg_seated(error, tilt) && peak <= allowed);
   peg_why(out, error, tilt, peak, allowed);
   tf_metrics_set(out, "peg.depth_m", -d->xpos[3 * s->body + 2]);
   tf_metrics_set(out, "peg.seat_error_m", error);

@@ -131,4 +131,14 @@ double peg_tip_speed(const peg_state* s, const tf_model* m, const tf_data* d);
 // the angle between the peg's axis and the world z axis (rad)
 double peg_tilt(const peg_state* s, const tf_data* d);
 
+// the seat of the success rule (rig and robot mode): the tip centre within
+// PEG_SEAT_TOLERANCE of the hole's bottom face, the axis within PEG_UPRIGHT_DEG of vertical
+#define PEG_SEAT_TOLERANCE 1e-3  // m
+#define PEG_UPRIGHT_DEG 1.0      // deg
+// the tip centre's distance from the hole's bottom face (a disc, or the pocket's square)
+double peg_seat_error(const peg_state* s, const tf_data* d);
+int peg_seated(double error, double tilt);
+// the seat's failed criteria into a run's why (tf_why_add)
+void peg_why_seat(char why[TF_METRIC_TEXT_LEN], double error, double tilt);
+
 #endif  // TF_TASK_PEG_H

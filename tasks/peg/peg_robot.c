@@ -26,8 +26,6 @@
 #include "peg_robot.h"
 
 #define DEG (M_PI / 180)
-#define SEAT_TOLERANCE 1e-3     // m: the rig's (peg.c)
-#define UPRIGHT_DEG 1.0         // deg: the rig's (peg.c)
 #define GRIP_BELOW_TOP 0.025    // m: the TCP this far under the peg's top in the grasp
 #define PAD_BELOW_TCP 0.0125    // m: the finger pads reach this far past the TCP
 #define FINGER_CLEARANCE 0.005  // m: the pads stay this far above the block when seated
@@ -126,19 +124,6 @@ static void peg_robot_destroy(tf_env* env) {
   env->state = NULL;
 }
 
-// distance from the tip centre to the hole's bottom face (the rig's seat_error, peg.c)
-static double seat_error(const peg_state* s, const tf_data* d) {
-  const double* x = d->xpos + 3 * s->body;
-  double dz = x[2] + s->cfg.depth, out;
-  if (s->cfg.square) {
-    double ox = fmax(0, fabs(x[0]) - s->bore_half), oy = fmax(0, fabs(x[1]) - s->bore_half);
-    out = sqrt(ox * ox + oy * oy);
-  } else {
-    out = fmax(0, hypot(x[0], x[1]) - s->bore_half);
-  }
-  return hypot(out, dz);
-}
-
 static void peg_robot_control(tf_env* env) {
   peg_robot_state* s = env->state;
   tf_robot_script_control(&s->script, &s->robot, env->model, env->data);
@@ -148,8 +133,7 @@ static void peg_robot_observe(tf_env* env) {
   peg_robot_state* s = env->state;
   const tf_data* d = env->data;
   tf_robot_script_observe(&s->script, &s->robot, env->model, d);
-  if (isnan(s->seat_time) && seat_error(&s->peg, d) <= SEAT_TOLERANCE &&
-      peg_tilt(&s->peg, d) <= UPRIGHT_DEG * DEG) {
+  if (isnan(s->seat_time) && peg_seated(peg_seat_error(&s->peg, d), peg_tilt(&s->peg, d))) {
     s->seat_time = d->time;
   }
 }
@@ -205,12 +189,7 @@ static int peg_robot_build(tf_env* env, const double* values, const tf_physics* 
 static void peg_robot_why(const peg_robot_state* s, const tf_data* d, double error, double tilt,
                           tf_metrics* out) {
   char why[TF_METRIC_TEXT_LEN] = "";
-  if (!(error <= SEAT_TOLERANCE)) {
-    tf_why_add(why, "not seated: tip %.2f mm from the hole's bottom > %g mm", error * 1e3,
-               SEAT_TOLERANCE * 1e3);
-  }
-  if (!(tilt <= UPRIGHT_DEG * DEG))
-    tf_why_add(why, "tilted %.2f deg > %g deg", tilt / DEG, UPRIGHT_DEG);
+  peg_why_seat(why, error, tilt);
   if (why[0])
     tf_robot_script_why(&s->script, &s->robot, d->time, s->script.phase_start[TF_ROBOT_DONE], why);
   tf_metrics_set_text(out, "why", why);
@@ -219,8 +198,8 @@ static void peg_robot_why(const peg_robot_state* s, const tf_data* d, double err
 static void peg_robot_finish(tf_env* env, tf_metrics* out) {
   const peg_robot_state* s = env->state;
   const tf_data* d = env->data;
-  double error = seat_error(&s->peg, d), tilt = peg_tilt(&s->peg, d);
-  tf_metrics_set_bool(out, "success", error <= SEAT_TOLERANCE && tilt <= UPRIGHT_DEG * DEG);
+  double error = peg_seat_error(&s->peg, d), tilt = peg_tilt(&s->peg, d);
+  tf_metrics_set_bool(out, "success", peg_seated(error, tilt));
   peg_robot_why(s, d, error, tilt, out);
   tf_metrics_set(out, "peg.depth_m", -d->xpos[3 * s->peg.body + 2]);
   tf_metrics_set(out, "peg.seat_error_m", error);
