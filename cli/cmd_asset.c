@@ -56,9 +56,7 @@ static int list_parts(int json) {
     }
     cJSON_AddItemToArray(root, o);
   }
-  char* text = tf_json_print(root, 0);
-  if (text) printf("%s\n", text);
-  free(text);
+  tf_json_puts(stdout, root);
   cJSON_Delete(root);
   return TF_EXIT_OK;
 }
@@ -83,12 +81,9 @@ static int print_export_json(const char* part, const char* out, const tf_part_ge
   cJSON_AddNumberToObject(o, "triangles", g->nface);
   cJSON_AddRawToObject(o, "chord_error_m", chord);
   cJSON_AddRawToObject(o, "sdf_error_bound_m", bound);
-  char* text = tf_json_print(o, 0);
+  int rc = tf_json_puts(stdout, o);
   cJSON_Delete(o);
-  if (!text) return -1;
-  printf("%s\n", text);
-  cJSON_free(text);
-  return 0;
+  return rc;
 }
 
 static int export_part(int argc, char** argv) {

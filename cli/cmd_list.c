@@ -162,10 +162,7 @@ int tf_cmd_list(int argc, char** argv) {
   }
   cJSON_AddItemToObject(root, "joints", cJSON_CreateStringArray(joint_names, TF_JOINT_NTYPE));
   cJSON_AddItemToObject(root, "actuators", cJSON_CreateStringArray(actuator_names, TF_ACT_NTYPE));
-  char* text = tf_json_print(root, 0);
-  int status = text ? TF_EXIT_OK : TF_EXIT_FAIL;
-  if (text) printf("%s\n", text);
-  free(text);
+  int status = tf_json_puts(stdout, root) == 0 ? TF_EXIT_OK : TF_EXIT_FAIL;
   cJSON_Delete(root);
   return status;
 }

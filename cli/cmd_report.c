@@ -34,9 +34,7 @@ static void print_json(const tf_report_info* info) {
     cJSON_AddStringToObject(s, "why", info->skip[i].why);
     cJSON_AddItemToArray(skipped, s);
   }
-  char* text = tf_json_print(o, 0);
-  if (text) printf("%s\n", text);
-  cJSON_free(text);
+  tf_json_puts(stdout, o);
   cJSON_Delete(o);
 }
 

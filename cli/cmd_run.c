@@ -133,13 +133,7 @@ int tf_cmd_run(int argc, char** argv) {
   cJSON* o = result_json(scene, dt, duration, integrator, &result);
   int status = result.diverged ? TF_EXIT_FAIL : TF_EXIT_OK;
   if (json) {
-    char* text = tf_json_print(o, 0);
-    if (text) {
-      printf("%s\n", text);
-    } else {
-      status = TF_EXIT_FAIL;
-    }
-    free(text);
+    if (tf_json_puts(stdout, o)) status = TF_EXIT_FAIL;
   } else {
     printf("%s (%s, dt %g s, %g s): %s, %ld steps, %.3g steps/s, realtime x%.3g\n", scene->name,
            tf_integrator_name(integrator), dt, duration, result.diverged ? "DIVERGED" : "ok",

@@ -29,23 +29,13 @@
 #include "sweep_lock.h"
 #include "sweep_video.h"
 #include "task.h"
+#include "interrupts.h"
 #include "json_exact.h"
 
 #define MAX_JOBS 1024
 #define EXIT_INTERRUPTED 130  // the shell's code for a command ended by Ctrl-C (128 + SIGINT)
 #define POLL_NS 200000000L    // the main thread checks for Ctrl-C and redraws 5 times a second
 #define LOG_EVERY_S 10.0      // progress lines when stderr is not a terminal
-
-// Ctrl-C / SIGTERM count. A signal handler can safely do nothing but set a volatile
-// sig_atomic_t (no locks, no stdio), and it gets no argument through which to reach the
-// sweep's state, so this is the one file-scope mutable variable: the handler counts, the
-// main thread polls it.
-static volatile sig_atomic_t interrupts;
-
-static void on_interrupt(int sig) {
-  (void)sig;
-  if (interrupts < 2) interrupts = interrupts + 1;
-}
 
 typedef struct sweep_args {
   const char* config;
@@ -353,15 +343,10 @@ static int run_pool(sweep_pool* p, int jobs, const char* dir) {
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
-  struct sigaction sa, old_int, old_term;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = on_interrupt;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  interrupts = 0;
+  tf_cli_trap trap;
   pthread_sigmask(SIG_BLOCK, &block, &old);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  // Ctrl-C counted: the first stops starting runs, the second drops those in flight
+  const volatile sig_atomic_t* interrupts = tf_cli_trap_interrupts(&trap, 1);
 
   pthread_t* threads = calloc((size_t)jobs, sizeof(pthread_t));
   pthread_attr_t attr;
@@ -379,8 +364,7 @@ static int run_pool(sweep_pool* p, int jobs, const char* dir) {
   if (started == 0) {
     fprintf(stderr, "tightfit sweep: cannot start a thread\n");
     free(threads);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    tf_cli_release_interrupts(&trap);
     return -1;
   }
 
@@ -396,14 +380,14 @@ static int run_pool(sweep_pool* p, int jobs, const char* dir) {
       until.tv_nsec -= 1000000000L;
     }
     pthread_cond_timedwait(&p->changed, &p->lock, &until);
-    if (interrupts >= 1 && !announced) {
+    if (*interrupts >= 1 && !announced) {
       announced = 1;
       p->stop = 1;
       fprintf(stderr,
               "\n[sweep] interrupted: finishing %d run%s in flight (Ctrl-C again drops %s)\n",
               p->inflight, p->inflight == 1 ? "" : "s", p->inflight == 1 ? "it" : "them");
     }
-    if (interrupts >= 2) {
+    if (*interrupts >= 2) {
       // holding the lock: no row is being written, and none will be
       char err[512];
       int nfinished = p->already + p->finished;
@@ -429,8 +413,7 @@ static int run_pool(sweep_pool* p, int jobs, const char* dir) {
   pthread_mutex_unlock(&p->lock);
   for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
   free(threads);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  tf_cli_release_interrupts(&trap);
   return 0;
 }
 
@@ -445,7 +428,12 @@ static void report_resume(const char* dir, const tf_results_done* done, int nrun
     fprintf(stderr, "[sweep] resume: ignored %d lines of %s/results.jsonl that are not rows\n",
             done->bad_lines, dir);
   }
-  if (done->csv_rebuilt) {
+  if (done->csv_rebuilt && done->csv_added > 0) {
+    fprintf(stderr,
+            "[sweep] resume: rewrote %s/results.csv from results.jsonl, adding the %d columns "
+            "its header lacked\n",
+            dir, done->csv_added);
+  } else if (done->csv_rebuilt) {
     fprintf(stderr, "[sweep] resume: rewrote %s/results.csv from results.jsonl\n", dir);
   }
   fprintf(stderr, "[sweep] resume: %d of %d runs already done, %d to run\n", nrun - ntodo, nrun,
@@ -555,18 +543,11 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
     if (tf_sweep_video_parse(&video, plan->video, err, sizeof(err)) == 0 && video.on) {
       // Ctrl-C during a video stops it and removes its partial file (the flag is polled
       // every frame); --resume renders the videos again
-      struct sigaction sa, old_int, old_term;
-      memset(&sa, 0, sizeof(sa));
-      sa.sa_handler = on_interrupt;
-      sigemptyset(&sa.sa_mask);
-      interrupts = 0;
-      sigaction(SIGINT, &sa, &old_int);
-      sigaction(SIGTERM, &sa, &old_term);
-      video.options.cancel = &interrupts;
+      tf_cli_trap trap;
+      video.options.cancel = tf_cli_trap_interrupts(&trap, 0);
       int rendered = tf_sweep_video_render(&video, plan, a->out, err, sizeof(err));
-      sigaction(SIGINT, &old_int, NULL);
-      sigaction(SIGTERM, &old_term, NULL);
-      if (rendered < 0 && interrupts) {
+      tf_cli_release_interrupts(&trap);
+      if (rendered < 0 && *video.options.cancel) {
         fprintf(stderr, "[sweep] interrupted during the videos; rerun with --resume to finish\n");
         return EXIT_INTERRUPTED;
       }

@@ -109,9 +109,7 @@ static int validate_tasks(const char* gate_name, const tf_task_gate_settings* se
     }
   }
   if (json) {
-    char* text = tf_json_print(array, 0);
-    if (text) printf("%s\n", text);
-    free(text);
+    tf_json_puts(stdout, array);
   }
   cJSON_Delete(array);
   return failed;
@@ -191,9 +189,7 @@ int tf_cmd_validate(int argc, char** argv) {
     }
   }
   if (json) {
-    char* text = tf_json_print(array, 0);
-    if (text) printf("%s\n", text);
-    free(text);
+    tf_json_puts(stdout, array);
   }
   cJSON_Delete(array);
   return al_failed ? TF_EXIT_FAIL : TF_EXIT_OK;

@@ -9,20 +9,11 @@
 
 #include "cli.h"
 #include "task.h"
-#include "video_run.h"
+#include "interrupts.h"
 #include "json_exact.h"
+#include "video_run.h"
 
 #define EXIT_INTERRUPTED 130  // the shell's code for a command ended by Ctrl-C (128 + SIGINT)
-
-// Ctrl-C / SIGTERM seen. A handler may only set a volatile sig_atomic_t and gets no argument
-// to reach the render's state, so this is the file's one mutable variable: the render loop
-// polls it (tf_video_options.cancel) and removes its partial file itself.
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig) {
-  (void)sig;
-  interrupted = 1;
-}
 
 static int usage(const char* fmt, const char* arg) {
   fprintf(stderr, "tightfit video: ");
@@ -42,12 +33,9 @@ static int print_json(const char* out, int frames, const tf_video_options* v) {
   cJSON_AddNumberToObject(o, "fps", v->fps);
   cJSON_AddNumberToObject(o, "width", v->width);
   cJSON_AddNumberToObject(o, "height", v->height);
-  char* text = tf_json_print(o, 0);
+  int rc = tf_json_puts(stdout, o);
   cJSON_Delete(o);
-  if (!text) return -1;
-  printf("%s\n", text);
-  cJSON_free(text);
-  return 0;
+  return rc;
 }
 
 int tf_cmd_video(int argc, char** argv) {
@@ -121,19 +109,13 @@ int tf_cmd_video(int argc, char** argv) {
   if (!out) return usage("%s", "--out FILE.mp4 is required (see tightfit video --help)");
   int frames = 0;
   char err[512];
-  // Ctrl-C / SIGTERM: the render stops at the next frame and removes its temporary file
-  struct sigaction sa, old_int, old_term;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = on_interrupt;
-  sigemptyset(&sa.sa_mask);
-  interrupted = 0;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  v.cancel = &interrupted;
+  // Ctrl-C / SIGTERM: the render polls the count every frame (tf_video_options.cancel),
+  // stops and removes its temporary file
+  tf_cli_trap trap;
+  v.cancel = tf_cli_trap_interrupts(&trap, 0);
   rc = tf_video_render_run(&o, &v, out, &frames, err, sizeof(err));
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  if (rc && interrupted) {
+  tf_cli_release_interrupts(&trap);
+  if (rc && *v.cancel) {
     fprintf(stderr, "tightfit video: interrupted; %s not written\n", out);
     return EXIT_INTERRUPTED;
   }

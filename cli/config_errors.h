@@ -28,9 +28,9 @@ int tf_config_fail(tf_config_errors* e, const char* fmt, ...) __attribute__((for
 // records "out of memory" and sets e->fatal; returns -1
 int tf_config_oom(tf_config_errors* e);
 
-// the problems as lines "PREFIXmessage" joined by newlines (no trailing one), then
-// "PREFIX... and N more" when some were only counted; a line that does not fit in err is
-// counted too, so that the count stays true whatever errlen is
+// the problems as lines, each the prefix followed by the message, joined by newlines (no
+// trailing one), then the prefix and "... and N more" when some were only counted; a line that does
+// not fit in err is counted too, so that the count stays true whatever errlen is
 void tf_config_errors_join(const tf_config_errors* e, const char* prefix, char* err, size_t errlen);
 
 #endif  // TF_CONFIG_ERRORS_H

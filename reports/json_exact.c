@@ -55,3 +55,11 @@ char* tf_json_print(const cJSON* item, int formatted) {
   cJSON_Delete(copy);
   return text;
 }
+
+int tf_json_puts(FILE* f, const cJSON* item) {
+  char* text = tf_json_print(item, 0);
+  if (!text) return -1;
+  fprintf(f, "%s\n", text);
+  cJSON_free(text);
+  return 0;
+}

@@ -8,6 +8,7 @@
 
 #include <cJSON.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define TF_NUMBER_TEXT 32  // room for any number's text, NUL included
 
@@ -20,5 +21,9 @@ size_t tf_number_text(char out[TF_NUMBER_TEXT], double v);
 // with every number written by tf_number_text; malloc'd (free with cJSON_free), NULL when out
 // of memory
 char* tf_json_print(const cJSON* item, int formatted);
+
+// the tree printed by tf_json_print(item, 0) as one line on f; 0, or -1 when out of memory
+// (nothing printed)
+int tf_json_puts(FILE* f, const cJSON* item);
 
 #endif  // TF_JSON_EXACT_H
