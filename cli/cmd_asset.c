@@ -68,19 +68,16 @@ static int has_extension(const char* path, const char* ext) {
 }
 
 // the --json line, built by cJSON so that any path (quotes, backslashes, control bytes) is a
-// valid JSON string; the errors keep %.6g digits as before
+// valid JSON string, its numbers exact (tf_json_puts; a non-finite error is null)
 static int print_export_json(const char* part, const char* out, const tf_part_geometry* g) {
   cJSON* o = cJSON_CreateObject();
   if (!o) return -1;
-  char chord[32], bound[32];
-  snprintf(chord, sizeof(chord), isfinite(g->chord_error) ? "%.6g" : "null", g->chord_error);
-  snprintf(bound, sizeof(bound), isfinite(g->error_bound) ? "%.6g" : "null", g->error_bound);
   cJSON_AddStringToObject(o, "part", part);
   cJSON_AddStringToObject(o, "out", out);
   cJSON_AddNumberToObject(o, "vertices", g->nvert);
   cJSON_AddNumberToObject(o, "triangles", g->nface);
-  cJSON_AddRawToObject(o, "chord_error_m", chord);
-  cJSON_AddRawToObject(o, "sdf_error_bound_m", bound);
+  cJSON_AddNumberToObject(o, "chord_error_m", g->chord_error);
+  cJSON_AddNumberToObject(o, "sdf_error_bound_m", g->error_bound);
   int rc = tf_json_puts(stdout, o);
   cJSON_Delete(o);
   return rc;
