@@ -203,8 +203,8 @@ typedef struct tf_solver_settings {
   double penalty;        // al / admm: penalty weight beta; 0 = from the problem's scale
   int inner_iterations;  // al: Newton iterations per augmented-Lagrangian step; default 30
   // re-linearisation inside the step (engine/step.c): after a solve, collision again at the
-  // configuration the solve moves the parts to, rows linearised there, solved again; up to
-  // this many extra passes while that configuration's deepest overlap exceeds
+  // configuration the solve moves the parts to, rows linearised there, solved again; one
+  // pass always, then up to this many while that configuration's deepest overlap exceeds
   // relinearize_tol. Default 0 (contacts linearised at the step's start only)
   int relinearize;
   double relinearize_tol;  // m, default 1e-6

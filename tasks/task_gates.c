@@ -1,5 +1,6 @@
 // The task gate registry (see task_gates.h). Each task's folder defines its gates in
-// gate_<task>.c; one declaration and one entry per gate below.
+// gate_<task>.c, the large-step gates are in task_gates_large_dt.c; one declaration and one
+// entry per gate below.
 #include "task_gates.h"
 
 #include <math.h>
@@ -18,6 +19,10 @@ extern const tf_task_gate tf_gate_gears_robot;
 extern const tf_task_gate tf_gate_connectors_dp;
 extern const tf_task_gate tf_gate_connectors_types;
 extern const tf_task_gate tf_gate_connectors_robot;
+extern const tf_task_gate tf_gate_peg_large_dt;
+extern const tf_task_gate tf_gate_boltnut_large_dt;
+extern const tf_task_gate tf_gate_gears_large_dt;
+extern const tf_task_gate tf_gate_connectors_large_dt;
 
 static const tf_task_gate* const gates[] = {
     &tf_gate_peg_crisp,
@@ -33,6 +38,10 @@ static const tf_task_gate* const gates[] = {
     &tf_gate_connectors_dp,
     &tf_gate_connectors_types,
     &tf_gate_connectors_robot, /* connectors */
+    &tf_gate_peg_large_dt,
+    &tf_gate_boltnut_large_dt,
+    &tf_gate_connectors_large_dt,
+    &tf_gate_gears_large_dt, /* large steps */
     NULL,
 };
 

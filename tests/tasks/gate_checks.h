@@ -1,6 +1,7 @@
 // The task gates as cmocka tests (test_task_gates.c: the rigs', test_task_gates_robot.c:
-// robot mode's, a gate named "<task>_robot"; test_task_gates_full_search.c: the rigs' with
-// every contact pair searched every step): a gate passes when it ran, nothing diverged, it
+// robot mode's, a gate named "<task>_robot"; test_task_gates_large_dt.c: the large steps',
+// "<task>_large_dt"; test_task_gates_full_search.c: the rigs' with every contact pair searched
+// every step): a gate passes when it ran, nothing diverged, it
 // measured something and every metric is within its limit; each metric is printed against
 // its limit.
 #ifndef TF_TEST_GATE_CHECKS_H
@@ -42,19 +43,28 @@ static inline void test_task_gate_full_search(void** state) {
   check_task_gate((const char*)*state, &settings);
 }
 
-// whether a gate is robot mode's
-static inline int gate_is_robot(const char* name) {
-  size_t n = strlen(name);
-  return n > 6 && strcmp(name + n - 6, "_robot") == 0;
+// the suites the gates run in: the rigs' (twice: with and without persistent contacts),
+// robot mode's ("<task>_robot") and the large steps' ("<task>_large_dt": each solve a step
+// several times, a process of their own so that `make test` runs them beside the others)
+enum { GATE_RIG = 0, GATE_ROBOT, GATE_LARGE_DT };
+
+static inline int name_ends_with(const char* name, const char* suffix) {
+  size_t n = strlen(name), k = strlen(suffix);
+  return n > k && strcmp(name + n - k, suffix) == 0;
 }
 
-// the registered gates of one kind (robot 1: robot mode's) as tests running fn, at most max;
-// the count
-static inline int gate_tests(struct CMUnitTest* tests, int max, int robot, CMUnitTestFunction fn) {
+static inline int gate_kind(const char* name) {
+  if (name_ends_with(name, "_robot")) return GATE_ROBOT;
+  if (name_ends_with(name, "_large_dt")) return GATE_LARGE_DT;
+  return GATE_RIG;
+}
+
+// the registered gates of one kind as tests running fn, at most max; the count
+static inline int gate_tests(struct CMUnitTest* tests, int max, int kind, CMUnitTestFunction fn) {
   int n = 0;
   for (int i = 0; i < tf_task_gate_count() && n < max; i++) {
     const char* name = tf_task_gate_at(i)->name;
-    if (gate_is_robot(name) != robot) continue;
+    if (gate_kind(name) != kind) continue;
     struct CMUnitTest t = {name, fn, NULL, NULL, (void*)name};
     tests[n++] = t;
   }

@@ -1,7 +1,7 @@
 // The assembly tasks' rig gates in `make test` (tasks/task_gates.h): every registered gate
-// but robot mode's (test_task_gates_robot.c runs those, in a process of its own so that
-// `make test` runs the two side by side) passes its limits, and prints each metric against
-// its limit; and the task registry's checks.
+// but robot mode's and the large steps' (test_task_gates_robot.c, test_task_gates_large_dt.c:
+// each a process of its own, so that `make test` runs them side by side) passes its limits
+// and prints each metric against its limit; and the task registry's checks.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,6 +85,6 @@ int main(void) {
   struct CMUnitTest fixed[] = {cmocka_unit_test(test_registries),
                                cmocka_unit_test(test_bad_options)};
   for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) tests[n++] = fixed[i];
-  n += gate_tests(tests + n, MAX_TESTS - n, 0, test_task_gate);
+  n += gate_tests(tests + n, MAX_TESTS - n, GATE_RIG, test_task_gate);
   return _cmocka_run_group_tests("task_gates", tests, (size_t)n, NULL, NULL);
 }

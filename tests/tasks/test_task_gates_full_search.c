@@ -17,6 +17,6 @@ int main(void) {
   tf_engine_init();
   enum { MAX_TESTS = 64 };
   struct CMUnitTest tests[MAX_TESTS];
-  int n = gate_tests(tests, MAX_TESTS, 0, test_task_gate_full_search);
+  int n = gate_tests(tests, MAX_TESTS, GATE_RIG, test_task_gate_full_search);
   return _cmocka_run_group_tests("task_gates_full_search", tests, (size_t)n, NULL, NULL);
 }

@@ -16,6 +16,6 @@ int main(void) {
   tf_engine_init();
   enum { MAX_TESTS = 16 };
   struct CMUnitTest tests[MAX_TESTS];
-  int n = gate_tests(tests, MAX_TESTS, 1, test_task_gate);
+  int n = gate_tests(tests, MAX_TESTS, GATE_ROBOT, test_task_gate);
   return _cmocka_run_group_tests("task_gates_robot", tests, (size_t)n, NULL, NULL);
 }
