@@ -4,7 +4,7 @@
 //                        al, 20 ms, re-linearisation (8 passes at most): seated, overlap
 //                        peak under 10 um
 //   boltnut_large_dt     M16 nut under the velocity servo, al, 20 ms, no re-linearisation
-//                        (the helical flank's iterates alternate: 8 passes made it 22-180 um):
+//                        (none needed; 4 passes alternate on the helical flank, 45 um):
 //                        advance per turn within 1 % of the pitch, overlap peak under 10 um
 //   connectors_large_dt  DisplayPort, D-sub and RJ45-like plugs pushed at 0.1 m/s, al, 20 ms,
 //                        re-linearisation (8 passes): seated, overlap peak under 10 um
@@ -14,7 +14,7 @@
 //                        shoulder under 10 um, tilt within the bore's allowance
 // An input speed a hair from another hops differently where a step is marginal (5.001 rad/s
 // skipped 8.9 teeth at 100 Hz where 5 skipped none before re-linearisation), which is why the
-// gears' gate sweeps the speed. fbnewton does not hold these yet (docs/measured.md).
+// gears' gate sweeps the speed. fbnewton does not hold the gears' fit yet (docs/measured.md).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
