@@ -63,11 +63,11 @@ static int add_cube_hull(tf_builder* b, double half) {
 // the oblique-slide scene: a 1 kg, 0.1 m cube (or its hull) on a 30 degree incline
 // released at rest 0.1 m above the slope; writes the slope acceleration, the largest corner
 // gap once landed, the displacement while stuck, and the fewest contacts once landed
-static void run_incline(tf_solver_type solver, double dt, double mu, int use_hull, double duration,
-                        double* accel, double* gap_max, double* stuck_disp, int* min_contacts,
-                        tf_gate_result* r) {
+static void run_incline(tf_solver_type solver, const tf_gate_step* step, double mu, int use_hull,
+                        double duration, double* accel, double* gap_max, double* stuck_disp,
+                        int* min_contacts, tf_gate_result* r) {
   const double tilt = 30 * M_PI / 180, half = 0.05;
-  tf_builder* b = tf_gate_builder(dt, solver, G);
+  tf_builder* b = tf_gate_builder_step(step, solver, G);
   tf_gate_plane(b, "slope", tilt, mu);
   double n[3] = {sin(tilt), 0, cos(tilt)}, down[3] = {cos(tilt), 0, -sin(tilt)};
   double pos[3] = {n[0] * (0.1 + half), 0, n[2] * (0.1 + half)};
@@ -124,22 +124,23 @@ static void run_incline(tf_solver_type solver, double dt, double mu, int use_hul
   tf_model_destroy(m);
 }
 
-void tf_gate_oblique_slide_at(tf_solver_type solver, double dt, tf_gate_result* r) {
+void tf_gate_oblique_slide_at(tf_solver_type solver, const tf_gate_step* step, tf_gate_result* r) {
   const double tilt = 30 * M_PI / 180;
   double expected = G * (sin(tilt) - tan(25 * M_PI / 180) * cos(tilt));
   double accel, gap, disp, unused_disp;
   int contacts;
-  run_incline(solver, dt, tan(25 * M_PI / 180), 0, 1.5, &accel, &gap, &unused_disp, &contacts, r);
+  run_incline(solver, step, tan(25 * M_PI / 180), 0, 1.5, &accel, &gap, &unused_disp, &contacts, r);
   tf_gate_metric_add(r, "accel_rel_error", fabs(accel - expected) / expected, 0.01, 1);
   tf_gate_metric_add(r, "corner_gap_max_m", gap, 10e-6, 1);
   double a2, g2;
-  run_incline(solver, dt, tan(tilt), 0, 2.5, &a2, &g2, &disp, &contacts, r);
+  run_incline(solver, step, tan(tilt), 0, 2.5, &a2, &g2, &disp, &contacts, r);
   tf_gate_metric_add(r, "stick_displacement_m", disp, 10e-6, 1);
 }
 
 // CRISP's oblique slide at dt = 10 ms
 void tf_gate_oblique_slide(tf_solver_type solver, tf_gate_result* r) {
-  tf_gate_oblique_slide_at(solver, 0.01, r);
+  tf_gate_step step = {0.01, 0};
+  tf_gate_oblique_slide_at(solver, &step, r);
 }
 
 void tf_gate_hull_slide(tf_solver_type solver, tf_gate_result* r) {
@@ -147,7 +148,8 @@ void tf_gate_hull_slide(tf_solver_type solver, tf_gate_result* r) {
   double expected = G * (sin(tilt) - tan(25 * M_PI / 180) * cos(tilt));
   double accel, gap, disp;
   int contacts;
-  run_incline(solver, 0.01, tan(25 * M_PI / 180), 1, 1.5, &accel, &gap, &disp, &contacts, r);
+  tf_gate_step step = {0.01, 0};
+  run_incline(solver, &step, tan(25 * M_PI / 180), 1, 1.5, &accel, &gap, &disp, &contacts, r);
   tf_gate_metric_add(r, "accel_rel_error", fabs(accel - expected) / expected, 0.01, 1);
   tf_gate_metric_add(r, "corner_gap_max_m", gap, 10e-6, 1);
   tf_gate_metric_add(r, "min_contacts", contacts, 4, 0);
@@ -218,8 +220,10 @@ void tf_gate_box_on_box(tf_solver_type solver, tf_gate_result* r) {
 
 // CRISP's top-heavy stack: cubes of 0.1 m, masses 1/ratio, 1, ratio kg bottom to top,
 // mu = 5, 2.5 s at dt (CRISP's is 1 ms); the top one released with a 5 mm gap
-static void run_stack(tf_solver_type solver, double ratio, double dt, tf_gate_result* r) {
-  tf_builder* b = tf_gate_builder(dt, solver, G);
+static void run_stack(tf_solver_type solver, double ratio, const tf_gate_step* step,
+                      tf_gate_result* r) {
+  double dt = step->dt;
+  tf_builder* b = tf_gate_builder_step(step, solver, G);
   tf_gate_plane(b, "floor", 0, 5.0);
   double size[3] = {0.05, 0.05, 0.05};
   double masses[3] = {1 / ratio, 1, ratio}, heights[3] = {0.05, 0.15, 0.255};
@@ -250,16 +254,18 @@ static void run_stack(tf_solver_type solver, double ratio, double dt, tf_gate_re
 }
 
 void tf_gate_stack_ratio10(tf_solver_type solver, tf_gate_result* r) {
-  run_stack(solver, 10, 0.001, r);
+  tf_gate_step step = {0.001, 0};
+  run_stack(solver, 10, &step, r);
 }
 void tf_gate_stack_ratio100(tf_solver_type solver, tf_gate_result* r) {
-  run_stack(solver, 100, 0.001, r);
+  tf_gate_step step = {0.001, 0};
+  run_stack(solver, 100, &step, r);
 }
-void tf_gate_stack_ratio10_at(tf_solver_type solver, double dt, tf_gate_result* r) {
-  run_stack(solver, 10, dt, r);
+void tf_gate_stack_ratio10_at(tf_solver_type solver, const tf_gate_step* step, tf_gate_result* r) {
+  run_stack(solver, 10, step, r);
 }
-void tf_gate_stack_ratio100_at(tf_solver_type solver, double dt, tf_gate_result* r) {
-  run_stack(solver, 100, dt, r);
+void tf_gate_stack_ratio100_at(tf_solver_type solver, const tf_gate_step* step, tf_gate_result* r) {
+  run_stack(solver, 100, step, r);
 }
 
 // a puck (cylinder r 2 cm, h 1 cm, 0.1 kg), mu 0.5, launched at 1 m/s, 30 deg from x:

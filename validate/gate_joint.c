@@ -6,9 +6,10 @@
 #include "gate_util.h"
 #include "gates_internal.h"
 
-void tf_gate_door_handle_at(tf_solver_type solver, double dt, tf_gate_result* r) {
+void tf_gate_door_handle_at(tf_solver_type solver, const tf_gate_step* step, tf_gate_result* r) {
   const double limit = 40 * M_PI / 180, friction = 0.06, ramp = 0.02;
-  tf_builder* b = tf_gate_builder(dt, solver, 0);
+  double dt = step->dt;
+  tf_builder* b = tf_gate_builder_step(step, solver, 0);
   tf_body_def lever = tf_body_def_default();
   lever.name = "lever";
   lever.mass = 0.2;
@@ -49,5 +50,6 @@ void tf_gate_door_handle_at(tf_solver_type solver, double dt, tf_gate_result* r)
 }
 
 void tf_gate_door_handle(tf_solver_type solver, tf_gate_result* r) {
-  tf_gate_door_handle_at(solver, 0.01, r);
+  tf_gate_step step = {0.01, 0};
+  tf_gate_door_handle_at(solver, &step, r);
 }

@@ -6,10 +6,16 @@
 #include <string.h>
 
 tf_builder* tf_gate_builder(double dt, tf_solver_type solver, double g) {
+  tf_gate_step step = {dt, 0};
+  return tf_gate_builder_step(&step, solver, g);
+}
+
+tf_builder* tf_gate_builder_step(const tf_gate_step* step, tf_solver_type solver, double g) {
   tf_builder* b = tf_builder_create();
   if (!b) return NULL;
   tf_option opt = tf_option_default();
-  opt.timestep = dt;
+  opt.timestep = step->dt;
+  opt.solver_opt.relinearize = step->relinearize;
   opt.solver = solver;
   opt.gravity[2] = -g;
   tf_builder_set_option(b, &opt);

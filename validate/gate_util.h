@@ -6,6 +6,8 @@
 
 // a builder with timestep, solver and gravity along -z (g may be 0)
 tf_builder* tf_gate_builder(double dt, tf_solver_type solver, double g);
+// the same at a chosen step (timestep and re-linearisation)
+tf_builder* tf_gate_builder_step(const tf_gate_step* step, tf_solver_type solver, double g);
 
 // a static plane through the origin, tilted about the world y axis by tilt (rad)
 int tf_gate_plane(tf_builder* b, const char* name, double tilt, double mu);

@@ -43,16 +43,17 @@ const tf_gate* tf_gate_find(const char* name) {
   return NULL;
 }
 
-int tf_gate_run_at(const tf_gate* gate, tf_solver_type solver, double dt, tf_gate_result* r) {
-  if (dt == 0) {
+int tf_gate_run_at(const tf_gate* gate, tf_solver_type solver, const tf_gate_step* step,
+                   tf_gate_result* r) {
+  if (!step) {
     gate->run(solver, r);
     return 0;
   }
-  if (!gate->run_at || !(dt > 0)) {
+  if (!gate->run_at || !(step->dt > 0)) {
     snprintf(r->error, sizeof(r->error), "gate %s runs only at its own timestep", gate->name);
     return -1;
   }
-  gate->run_at(solver, dt, r);
+  gate->run_at(solver, step, r);
   return 0;
 }
 

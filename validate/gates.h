@@ -22,23 +22,31 @@ typedef struct tf_gate_result {
   char error[160];  // non-empty if the scene could not be built
 } tf_gate_result;
 
+// the step a gate runs at when not its own: the timestep and the passes of re-linearisation
+// inside each step (tf_option's solver_opt.relinearize; 0: off)
+typedef struct tf_gate_step {
+  double dt;  // s
+  int relinearize;
+} tf_gate_step;
+
 typedef struct tf_gate {
   const char* name;
   const char* description;
   // runs the gate with the given solver; fills result (never aborts)
   void (*run)(tf_solver_type solver, tf_gate_result* result);
-  // the same scene and limits at timestep dt instead of the gate's own; NULL where the scene
-  // has no timestep to choose (its step is part of what it tests, e.g. no_tunnel's 10 ms)
-  void (*run_at)(tf_solver_type solver, double dt, tf_gate_result* result);
+  // the same scene and limits at another step than the gate's own; NULL where the scene has
+  // no timestep to choose (its step is part of what it tests, e.g. no_tunnel's 10 ms)
+  void (*run_at)(tf_solver_type solver, const tf_gate_step* step, tf_gate_result* result);
 } tf_gate;
 
 int tf_gate_count(void);
 const tf_gate* tf_gate_at(int index);
 const tf_gate* tf_gate_find(const char* name);
 
-// runs gate at timestep dt (its own when dt is 0); 0, or -1 (result->error set) when the
-// gate cannot choose its timestep
-int tf_gate_run_at(const tf_gate* gate, tf_solver_type solver, double dt, tf_gate_result* result);
+// runs gate at step (its own when step is NULL); 0, or -1 (result->error set) when the gate
+// cannot choose its timestep or step->dt is not positive
+int tf_gate_run_at(const tf_gate* gate, tf_solver_type solver, const tf_gate_step* step,
+                   tf_gate_result* result);
 
 // 1 if every metric passed and nothing diverged or failed to build
 int tf_gate_passed(const tf_gate_result* result);
