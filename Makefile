@@ -4,7 +4,8 @@
 
 CC ?= cc
 BUILD ?= build
-PKGS := openblas lapacke libcjson libpng qhull_r libavcodec libavformat libavutil libswscale
+# libzip: the NPZ files of `--record` (reports/npz_write.c)
+PKGS := openblas lapacke libcjson libpng qhull_r libavcodec libavformat libavutil libswscale libzip
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -72,7 +73,8 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 .SECONDARY:
 
-.PHONY: all deps test check demo demo-run bench bench-run asan clean format format-check fuzz fuzz-run
+.PHONY: all deps test check demo demo-run bench bench-run asan clean format format-check fuzz fuzz-run \
+  python python-build
 
 all: $(CLI_BIN) $(ENGINE_LIB)
 
@@ -183,6 +185,34 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIBS)
 	@echo "ld $@"
 	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# ---- the Python package (python/tightfit, docs/train.md): ctypes loads $(BUILD)/libtightfit.so,
+# the whole library but the CLI's main and the renderer, from its own position-independent
+# objects in $(BUILD)/pic (the same flags plus -fPIC, no PGO). -fno-semantic-interposition and
+# -Bsymbolic keep the library's calls to itself direct and inlinable, as in the static build,
+# and bound to its own symbols whatever else the interpreter loaded. run() and sweep() call
+# the CLI, so `make python` builds it too. PYTHON: the interpreter Debian's numpy and pytest
+# install for (another python3 on PATH may not see them).
+PYTHON ?= /usr/bin/python3
+PY_LIB := $(BUILD)/libtightfit.so
+PY_SRC := $(ENGINE_SRC) $(ASSETS_SRC) $(PROBES_SRC) $(VALIDATE_SRC) $(CONTROLLERS_SRC) \
+  $(TASKS_SRC) $(REPORTS_SRC)
+PY_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(PY_SRC))
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "cc $< (pic)"
+	@$(CC) $(CFLAGS) -fPIC -fno-semantic-interposition $(call layer_inc,$<) $(DEPFLAGS) -c $< -o $@
+
+$(PY_LIB): $(PY_OBJ)
+	@echo "ld $@"
+	@$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic -Wl,--no-undefined -o $@ $^ $(LDLIBS)
+
+# `make python` installs what is missing first, as `make test` does
+python: deps
+	@$(MAKE) --no-print-directory python-build
+
+python-build: $(PY_LIB) $(CLI_BIN)
+
 # ---- the two commands
 test: deps
 	@$(MAKE) --no-print-directory check
@@ -202,8 +232,12 @@ MOVED_TREE :=
 ifeq ($(PGO)$(BUILD),1build)
 MOVED_TREE := $(abspath .)
 endif
-check: $(CLI_BIN) $(TEST_BINS) $(GOLDEN_NOPGO)
+# the pytest suite (python/tests) runs after the C suites, against $(PY_LIB); not under the
+# sanitizers (the interpreter would need their runtime preloaded)
+PY_CHECK_LIB := $(if $(SAN),,$(PY_LIB))
+check: $(CLI_BIN) $(TEST_BINS) $(GOLDEN_NOPGO) $(PY_CHECK_LIB)
 	@TIGHTFIT_BIN=$(CLI_BIN) VALGRIND=$(VALGRIND) MOVED_TREE=$(MOVED_TREE) \
+	  PYTHON=$(PYTHON) PYTEST_LIB=$(PY_CHECK_LIB) \
 	  bash scripts/run_tests.sh $(TEST_BINS) $(GOLDEN_NOPGO)
 
 demo: deps
@@ -217,11 +251,13 @@ bench: deps
 
 # each benchmark's JSON goes to stdout and to bench/results/<bench>.json (written whole or
 # not at all); `make measured` turns the task runs' into docs/measured.md's speed table
-bench-run: $(BENCH_BINS)
+# (and bench/bench_python.py: the Python package's overhead per batched step, the same way)
+bench-run: $(BENCH_BINS) $(PY_LIB)
 	@mkdir -p bench/results
-	@for b in $(BENCH_BINS); do \
-	  out=bench/results/$$(basename $$b).json; \
-	  if $$b > $$out.tmp; then cat $$out.tmp; mv $$out.tmp $$out; \
+	@for b in $(BENCH_BINS) bench/bench_python.py; do \
+	  out=bench/results/$$(basename $$b .py).json; \
+	  case $$b in *.py) run="env TIGHTFIT_LIB=$(PY_LIB) $(PYTHON) $$b" ;; *) run=$$b ;; esac; \
+	  if $$run > $$out.tmp; then cat $$out.tmp; mv $$out.tmp $$out; \
 	  else cat $$out.tmp; rm -f $$out.tmp; exit 1; fi; \
 	done
 
@@ -272,4 +308,4 @@ format:
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)
 
--include $(shell find $(BUILD)/obj $(BUILD)/pgo -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pgo $(BUILD)/pic -name '*.d' 2>/dev/null)

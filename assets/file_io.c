@@ -115,8 +115,7 @@ void tf_atomic_abort(tf_atomic_file* file) {
   file->tmp[0] = 0;
 }
 
-// fsync of the folder holding path, so that a completed rename survives a crash (best effort)
-static void sync_folder(const char* path) {
+void tf_sync_folder(const char* path) {
   char folder[TF_PATH_MAX];
   snprintf(folder, sizeof(folder), "%s", path);
   char* slash = strrchr(folder, '/');
@@ -154,7 +153,7 @@ int tf_atomic_commit(tf_atomic_file* file, char* err, size_t errlen) {
     return tf_fail(err, errlen, "%s: %s: %s", file->path, what, strerror(e));
   }
   file->tmp[0] = 0;
-  sync_folder(file->path);
+  tf_sync_folder(file->path);
   return 0;
 }
 

@@ -34,6 +34,9 @@ int tf_atomic_commit(tf_atomic_file* file, char* err, size_t errlen);
 // gives up: closes and removes the temporary file
 void tf_atomic_abort(tf_atomic_file* file);
 
+// fsync of the folder holding path, so that a completed rename survives a crash (best effort)
+void tf_sync_folder(const char* path);
+
 // creates a folder and its missing parents (mode 0755); returns 0, or -1 with "PATH: problem"
 int tf_mkdir_p(const char* path, char* err, size_t errlen);
 

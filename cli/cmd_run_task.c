@@ -1,15 +1,21 @@
 // `tightfit run --task T ...`: one run of an assembly task (all its environments, stepped on
 // --threads threads) and one JSON object of its metrics on stdout (with --json), or a short
-// summary.
+// summary. `--record FILE.npz` also writes every environment's every control step into an
+// NPZ file (reports/record.h, docs/record.md).
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "interrupts.h"
 #include "metrics_format.h"
+#include "record.h"
 #include "task.h"
+
+#define EXIT_INTERRUPTED 130  // the shell's code for a command ended by Ctrl-C (128 + SIGINT)
 
 static int fail_usage(const char* command, const char* fmt, const char* arg) {
   fprintf(stderr, "tightfit %s: ", command);
@@ -120,24 +126,75 @@ int tf_cli_parse_run_options(const char* command, int argc, char** argv, tf_run_
   return 0;
 }
 
+// the run recorded into path: 0 with the row, or the exit status after printing one line
+// (Ctrl-C or SIGTERM stops the run at the next control step and leaves no file)
+static int run_recorded(const tf_run_options* o, const char* path, tf_metrics* row) {
+  char err[1024];
+  tf_cli_trap trap;
+  const volatile sig_atomic_t* cancel = tf_cli_trap_interrupts(&trap, 0);
+  int written = 0;
+  int rc = tf_record_run(o, path, cancel, row, &written, err, sizeof(err));
+  tf_cli_release_interrupts(&trap);
+  if (rc != TF_RECORD_OK && *cancel) {
+    fprintf(stderr, "tightfit run: interrupted; %s not written\n", path);
+    return EXIT_INTERRUPTED;
+  }
+  if (rc != TF_RECORD_OK) {
+    fprintf(stderr, "tightfit run: %s\n", err);
+    return rc == TF_RECORD_REFUSED ? TF_EXIT_USAGE : TF_EXIT_FAIL;
+  }
+  return 0;
+}
+
 int tf_cmd_run_task(int argc, char** argv) {
+  // --record FILE.npz is run's own option; the rest are the run options video shares
+  const char* record = NULL;
+  char** rest = malloc(sizeof(char*) * (size_t)(argc + 1));
+  if (!rest) return TF_EXIT_FAIL;
+  int nrest = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--record") != 0) {
+      rest[nrest++] = argv[i];
+    } else if (i + 1 >= argc) {
+      free(rest);
+      fail_usage("run", "%s needs a value (FILE.npz)", "--record");
+      return TF_EXIT_USAGE;
+    } else {
+      record = argv[++i];
+    }
+  }
   tf_run_options o;
   int json;
-  if (tf_cli_parse_run_options("run", argc, argv, &o, &json)) return TF_EXIT_USAGE;
+  int parsed = tf_cli_parse_run_options("run", nrest, rest, &o, &json);
+  free(rest);
+  if (parsed) return TF_EXIT_USAGE;
+  char err[512];
+  if (record && tf_record_path_check(record, err, sizeof(err))) {
+    fprintf(stderr, "tightfit run: --record: %s\n", err);
+    return TF_EXIT_USAGE;
+  }
   tf_metrics* row = malloc(sizeof(tf_metrics));
   if (!row) {
     fprintf(stderr, "tightfit run: out of memory\n");
     return TF_EXIT_FAIL;
   }
-  char err[512];
-  if (tf_task_run(&o, row, err, sizeof(err))) {
+  if (record) {
+    int status = run_recorded(&o, record, row);
+    if (status) {
+      free(row);
+      return status;
+    }
+  } else if (tf_task_run(&o, row, err, sizeof(err))) {
     fprintf(stderr, "tightfit run: %s\n", err);
     free(row);
     return TF_EXIT_USAGE;
   }
   const char* status = tf_metrics_text(row, "status");
   int failed = status && strcmp(status, "failed") == 0;
-  if (failed) fprintf(stderr, "tightfit run: %s\n", tf_metrics_text(row, "error"));
+  if (failed) {
+    fprintf(stderr, "tightfit run: %s%s%s%s\n", tf_metrics_text(row, "error"), record ? "; " : "",
+            record ? record : "", record ? " not written" : "");
+  }
   if (json) {
     char* line = tf_metrics_json_line(row);
     if (!line) {

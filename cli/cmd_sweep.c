@@ -23,10 +23,12 @@
 
 #include "cli.h"
 #include "file_io.h"
+#include "record.h"
 #include "report.h"
 #include "results_file.h"
 #include "sweep_config.h"
 #include "sweep_lock.h"
+#include "sweep_record.h"
 #include "sweep_video.h"
 #include "task.h"
 #include "interrupts.h"
@@ -47,6 +49,7 @@ typedef struct sweep_args {
 // the state the threads share; every field below `lock` is guarded by it
 typedef struct sweep_pool {
   const tf_sweep_plan* plan;
+  const char* dir;  // the output folder (recordings go to DIR/record)
   const int* todo;  // plan run indices still to run
   int ntodo;
   int already;  // runs finished by an earlier sweep into the same folder
@@ -274,16 +277,33 @@ static void* worker(void* arg) {
     tf_run_options o;
     tf_sweep_run_options(p->plan, i, &o);
     const tf_task_info* task = p->plan->task[p->plan->run[i].task];
-    char err[512] = "";
+    char err[TF_PATH_MAX + 512] = "";
     tf_metrics_clear(m);
-    int refused = tf_task_run(&o, m, err, sizeof(err)) != 0;
+    int refused = 0, record_failed = 0;
+    if (p->plan->recorded && p->plan->recorded[i]) {
+      // the same run, watched step by step into DIR/record/<run_id>.npz
+      char path[TF_PATH_MAX];
+      int written = 0;
+      tf_sweep_record_path(p->dir, p->plan->run[i].id, path, sizeof(path));
+      int rc = tf_record_run(&o, path, NULL, m, &written, err, sizeof(err));
+      refused = rc == TF_RECORD_REFUSED;
+      record_failed = rc == TF_RECORD_FAILED;
+    } else {
+      refused = tf_task_run(&o, m, err, sizeof(err)) != 0;
+    }
     if (refused) refused_row(m, &o, task);
     char* command = tf_sweep_run_command(p->plan, i);
     const char* status = tf_metrics_text(m, "status");
 
     pthread_mutex_lock(&p->lock);
     p->inflight--;
-    if (!p->write_failed) {
+    if (record_failed && !p->write_failed) {
+      // a recording that cannot be written (a full disk) stops the sweep like a row that
+      // cannot be: the run has no row, so --resume runs it again
+      snprintf(p->write_err, sizeof(p->write_err), "run %s: record: %s", p->plan->run[i].id, err);
+      p->write_failed = 1;
+      p->stop = 1;
+    } else if (!p->write_failed) {
       tf_results_row row = {p->plan->run[i].id, command, refused ? err : NULL, m};
       if (tf_results_append(p->results, &row, p->write_err, sizeof(p->write_err))) {
         p->write_failed = 1;
@@ -479,12 +499,26 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
       fprintf(stderr, "[sweep] resume: removed %d stale file%s from %s/videos\n", removed,
               removed == 1 ? "" : "s", a->out);
     }
+    // and a recording killed while its archive was being written (a second Ctrl-C)
+    removed = tf_sweep_record_clean(a->out);
+    if (removed > 0) {
+      fprintf(stderr, "[sweep] resume: removed %d stale file%s from %s/record\n", removed,
+              removed == 1 ? "" : "s", a->out);
+    }
   }
   tf_results_done_free(&done);
 
+  // the folder the recordings go to, before any run: a sweep that cannot write them stops here
+  if (plan->recorded && tf_sweep_record_prepare(a->out, err, sizeof(err))) {
+    fprintf(stderr, "tightfit sweep: record: %s\n", err);
+    free(known);
+    free(todo);
+    return TF_EXIT_FAIL;
+  }
   sweep_pool p;
   memset(&p, 0, sizeof(p));
   p.plan = plan;
+  p.dir = a->out;
   p.todo = todo;
   p.ntodo = ntodo;
   p.already = plan->nrun - ntodo;

@@ -14,6 +14,7 @@
 #include "config_errors.h"
 #include "file_io.h"
 #include "json_keys.h"
+#include "sweep_record.h"
 #include "sweep_video.h"
 
 // the limits of `tightfit run --task` and the runner, so that every command a sweep writes runs
@@ -29,8 +30,8 @@
 #define MAX_SEED 9007199254740992.0  // 2^53: larger integers are not exact in JSON's doubles
 #define MAX_PATH 160
 
-static const char* const top_keys[] = {"task", "mode", "duration", "envs",       "seeds",
-                                       "grid", "set",  "video",    "description"};
+static const char* const top_keys[] = {"task", "mode", "duration", "envs",        "seeds",
+                                       "grid", "set",  "video",    "description", "record"};
 static const char* const physics_keys[] = {"solver",     "dt",          "substeps",
                                            "iterations", "relinearize", "persist_tol"};
 #define NTOP ((int)(sizeof(top_keys) / sizeof(top_keys[0])))
@@ -215,6 +216,16 @@ static void parse_video(tf_sweep_plan* plan, const cJSON* root, tf_config_errors
   if (cJSON_IsObject(video)) free(check_object(video, "video", e));
   if (!e->fatal) tf_sweep_video_check(video, e);
   if (!e->fatal && !(plan->video = cJSON_Duplicate(video, 1))) tf_config_oom(e);
+}
+
+// the runs to record: the section's form is checked here with the rest; the run numbers
+// against the run count once the grid has expanded (plan_parse)
+static void parse_record(tf_sweep_plan* plan, const cJSON* root, tf_config_errors* e) {
+  const cJSON* record = cJSON_GetObjectItemCaseSensitive(root, "record");
+  if (!record) return;
+  if (cJSON_IsObject(record)) free(check_object(record, "record", e));
+  if (!e->fatal) tf_sweep_record_select(record, -1, NULL, e);
+  if (!e->fatal && !(plan->record = cJSON_Duplicate(record, 1))) tf_config_oom(e);
 }
 
 static void parse_seeds(tf_sweep_plan* plan, const cJSON* root, tf_config_errors* e) {
@@ -581,6 +592,7 @@ static void parse_root(tf_sweep_plan* plan, const cJSON* root, const tf_task_inf
   if (!e->fatal) parse_keys(plan, root, 1, schema_known, e);
   if (!e->fatal) parse_keys(plan, root, 0, schema_known, e);
   if (!e->fatal) parse_video(plan, root, e);
+  if (!e->fatal) parse_record(plan, root, e);
 }
 
 // ---- expansion
@@ -830,6 +842,11 @@ static int plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_info*
   int rc = e->n + e->more > 0 ? -1 : 0;
   if (rc == 0) rc = expand(plan, e);
   if (rc == 0) rc = validate_runs(plan, e);
+  if (rc == 0 && plan->record) {
+    plan->recorded = calloc((size_t)plan->nrun + 1, 1);
+    rc = plan->recorded ? tf_sweep_record_select(plan->record, plan->nrun, plan->recorded, e)
+                        : tf_config_oom(e);
+  }
   if (rc) tf_sweep_plan_free(plan);
   return rc;
 }
@@ -901,6 +918,8 @@ void tf_sweep_plan_free(tf_sweep_plan* plan) {
   free(plan->description);
   free(plan->source);
   cJSON_Delete(plan->video);
+  cJSON_Delete(plan->record);
+  free(plan->recorded);
   memset(plan, 0, sizeof(*plan));
 }
 

@@ -17,6 +17,7 @@
 //     },                                or a list parameter's numbers ([60, 40, 60])
 //     "set": {"mu": 0.01},              fixed values: the same keys as grid, one value each
 //     "video": {...},                   videos after the runs (sweep_video.h): checked here
+//     "record": {"runs": [0, 3]},       runs recorded step by step (sweep_record.h)
 //     "description": "..."              free text
 //   }
 //
@@ -86,6 +87,9 @@ typedef struct tf_sweep_plan {
   int nkey;
   tf_sweep_key* key;  // grid keys in file order, then set keys in file order
   cJSON* video;       // the "video" value as given, or NULL
+  cJSON* record;      // the "record" value as given, or NULL
+  // (nrun) 1: the run is recorded (sweep_record.h); NULL when none is
+  unsigned char* recorded;
   char* description;  // or NULL
   char* source;       // the config file as read (tf_sweep_plan_load), for DIR/config.json
   size_t source_len;

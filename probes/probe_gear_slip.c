@@ -78,6 +78,13 @@ void tf_gear_slip_observe(tf_gear_slip_probe* p, double t, const double* angles)
   memcpy(row + 1, angles, sizeof(double) * (size_t)n);
 }
 
+double tf_gear_slip_error(const tf_gear_slip_probe* p, int f) {
+  // the expression tf_gear_slip_observe takes |e_f| of, so that the two agree to the bit
+  if (f < 1 || f >= p->ngear || !p->started || !(p->t_last >= p->t0)) return NAN;
+  double input = p->angle_last[0] - p->start[0];
+  return (p->angle_last[f] - p->start[f]) - demanded_ratio(p, f) * input;
+}
+
 // the ring's i-th oldest sample
 static const double* hist_row(const tf_gear_slip_probe* p, int i) {
   int slot = (p->hist_head + i) % p->hist_cap;

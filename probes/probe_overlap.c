@@ -13,10 +13,12 @@ void tf_overlap_init(tf_overlap_probe* p, double contact_m, double floor) {
   p->ncontact = 0;
   p->peak = 0;
   p->sum = 0;
+  p->last = INFINITY;
 }
 
 void tf_overlap_observe(tf_overlap_probe* p, double deepest) {
   p->nstep++;
+  p->last = deepest;
   // NaN (a state gone bad) is no measurement; the divergence probe reports it
   if (!(deepest < p->contact_m)) return;
   double depth = fmax(0.0, -deepest);

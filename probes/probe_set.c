@@ -274,6 +274,7 @@ void tf_probes_observe_control(tf_probe_set* s, const tf_model* m, const tf_data
     tf_overlap_observe(&s->overlap, tf_overlap_deepest(s, m, d, pair));
     for (int k = 0; k < sp->noverlap; k++) {
       if (-pair[k] > s->overlap_pair_peak[k]) s->overlap_pair_peak[k] = -pair[k];
+      s->overlap_pair_last[k] = pair[k];
     }
   }
   if (sp->ngear > 0) {

@@ -95,6 +95,8 @@ typedef struct tf_overlap_probe {
   long nstep, ncontact;
   double peak;  // deepest penetration seen (>= 0, m)
   double sum;   // sum over steps in contact of that step's deepest penetration
+  double last;  // the last step's deepest value as observed (m; +inf before any), for a
+                // per-step record (reports/record.h); no metric reads it
 } tf_overlap_probe;
 
 void tf_overlap_init(tf_overlap_probe* p, double contact_m, double floor);
@@ -124,6 +126,10 @@ int tf_gear_slip_init(tf_gear_slip_probe* p, int ngear, const int* teeth, const 
                       double t0, double window, double min_input_turn, long window_steps);
 // angles: unwrapped turn of each gear about its axis (rad), gear 0 the input
 void tf_gear_slip_observe(tf_gear_slip_probe* p, double t, const double* angles);
+// the angle error e_f of follower f (rad, see probe_gear_slip.c) at the last step observed:
+// NaN before the measurement starts (t0) and for the input gear (f = 0); for a per-step
+// record, the same value the probe's skipped_teeth takes its maximum of
+double tf_gear_slip_error(const tf_gear_slip_probe* p, int f);
 // gear_slip.max (worst follower's |ratio error| over the window, relative), gear_slip.ratio_error
 // per follower as gear_slip.f1 ... , gear_slip.skipped_teeth (worst max |e_f| N_f / (2 pi)),
 // gear_slip.input_turn_rad (the input's turn over the ratio window), gear_slip.input_turns
@@ -242,6 +248,8 @@ typedef struct tf_probe_set {
   int overlap_cluster_num[TF_PROBE_MAX_OVERLAP][2];  // and how many
   int solver_warn_prev;  // d->warning[TF_WARN_SOLVER] at the last step, -1 before the first
   double overlap_pair_peak[TF_PROBE_MAX_OVERLAP];  // m: each pair's deepest penetration (>= 0)
+  double overlap_pair_last[TF_PROBE_MAX_OVERLAP];  // m: each pair's deepest value at the last
+                                                   // control step (a per-step record's)
 } tf_probe_set;
 
 // control_dt (s) sizes the gear probe's window ring; returns 0, or -1 with a message (and

@@ -13,6 +13,10 @@ packages=(
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev  # H.264 MP4 rollout videos
   ffmpeg                     # ffprobe: tests check the MP4s' codec, size, fps, frame count
   libcmocka-dev              # unit tests and physics gates
+  libzip-dev                 # NPZ (zip) files of per-step recordings (--record)
+  python3-numpy              # tests load the recordings with numpy (for /usr/bin/python3);
+                             # the Python package (python/tightfit) is built on it
+  python3-pytest             # the Python package's tests (python/tests) in `make test`
   valgrind                   # leak check of the CLI in `make test`
   chromium chromium-driver   # headless check that report.html loads and draws its plots
 )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every cmocka suite given on the command line, then the CLI's leak check under
-# valgrind, and closes with one "N passed, N failed" line counting individual tests.
+# Runs every cmocka suite given on the command line, then the Python package's pytest suite
+# and the CLI's leak check under valgrind, and closes with one "N passed, N failed" line
+# counting individual tests.
 set -u
 passed=0
 failed=0
@@ -46,6 +47,37 @@ for suite in "$@"; do
 done
 
 skipped=0
+
+# the Python package's pytest suite (python/tests), when the Makefile names the shared library
+# (PYTEST_LIB; not under the sanitizers), with the interpreter Debian's numpy and pytest are
+# installed for (PYTHON, /usr/bin/python3: another python3 on PATH may not see them). Its
+# passed / failed / skipped counts join the totals; a run that ends without a summary (no
+# pytest, an import error, a crash) counts as one failure
+if [ -n "${PYTEST_LIB:-}" ]; then
+  echo "== pytest python/tests"
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  bin=${TIGHTFIT_BIN:+$(realpath "$TIGHTFIT_BIN")}
+  log=$(mktemp)
+  TIGHTFIT_LIB=$(realpath "$PYTEST_LIB") TIGHTFIT_BIN=$bin PYTHONPATH="$root/python" \
+    PYTHONDONTWRITEBYTECODE=1 "${PYTHON:-/usr/bin/python3}" -m pytest -q -p no:cacheprovider \
+    "$root/python/tests" >"$log" 2>&1
+  rc=$?
+  cat "$log"
+  summary=$(grep -E '^=* *[0-9]+ (passed|failed|skipped|errors?)\b.* in [0-9.]+s' "$log" | tail -n 1)
+  count() { printf '%s\n' "$summary" | grep -oE "[0-9]+ $1" | grep -oE '[0-9]+' | head -n 1; }
+  p=$(count passed)
+  f=$(count failed)
+  e=$(count 'errors?')
+  s=$(count skipped)
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-0} + ${e:-0}))
+  skipped=$((skipped + ${s:-0}))
+  if [ "$rc" -ne 0 ]; then
+    [ -z "$summary" ] && failed=$((failed + 1))
+    failed_suites+=("pytest python/tests")
+  fi
+  rm -f "$log"
+fi
 # valgrind over the CLI's run paths (leaks and memory errors). valgrind 3.19 cannot execute
 # an instruction (rdtscp) that a library libavcodec loads runs on some CPUs: then the check
 # cannot run here at all, which is reported as skipped, never as passed

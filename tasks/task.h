@@ -15,6 +15,7 @@
 
 #define TF_TASK_MAX_SET 32       // --set key=value pairs per run
 #define TF_TASK_MAX_THREADS 256  // worker threads per run (--threads)
+#define TF_TASK_MAX_PARAMS 64    // parameters in a task's schema
 // control steps per environment (duration / dt): 1e8 is hours of wall time already; more is
 // a typo (--dt 1e-7 --duration 3600) that would run for weeks
 #define TF_TASK_MAX_STEPS 1e8
@@ -52,6 +53,8 @@ typedef struct tf_env {
   int index;  // environment index within the run (0 = the centred, unperturbed one)
 } tf_env;
 
+struct tf_task_policy;  // task_policy.h: a task's policy interface (vec_env.h)
+
 typedef struct tf_task_info {
   const char* name;
   const char* description;
@@ -80,6 +83,10 @@ typedef struct tf_task_info {
   // asks for mode robot resolves to this entry (tf_task_for_mode) and goes on exactly as a rig
   // run does. Its own `robot` field is NULL.
   const struct tf_task_info* robot;
+  // The mode's policy interface for batched environments (task_policy.h, vec_env.h): actions,
+  // observations, reward and the script as a policy. NULL: the mode cannot be stepped by a
+  // policy. A run (tf_task_run) never reads it.
+  const struct tf_task_policy* policy;
 } tf_task_info;
 
 int tf_task_count(void);
@@ -105,6 +112,14 @@ typedef struct tf_run_options {
 
 void tf_run_options_default(tf_run_options* o);
 
+// the options as a run resolves them before anything is built: the mode's task entry, its
+// parsed parameters (values: TF_TASK_MAX_PARAMS, one per schema entry), the effective physics
+// (dt <= 0: the task's default) and duration (<= 0: the task's default). 0, or -1 with the
+// one-line message tf_task_run gives (unknown task or key, value out of range, mode not
+// available)
+int tf_run_resolve(const tf_run_options* o, const tf_task_info** task, double* values,
+                   tf_physics* physics, double* duration, char* err, size_t errlen);
+
 // runs every environment of the run to its duration (a diverged environment stops early
 // and the run's status says so) and writes one row: task, mode, solver, dt, substeps,
 // duration, envs, seed, every task parameter (by key), status ("ok" / "diverged" /
@@ -124,6 +139,24 @@ void tf_run_options_default(tf_run_options* o);
 // the rate of the whole run, which threads raise).
 int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errlen);
 
+// A reader of a run as it goes (reports/record.h records it): called with environment r at
+// its initial state (built, probes started) and after each control step it takes, the last
+// one and a diverged one included. It reads r through the tf_env_run_* accessors below and
+// must change nothing; a non-zero return stops the run.
+typedef struct tf_env_run tf_env_run;
+typedef struct tf_run_observer {
+  int (*observe)(void* ctx, const tf_env_run* r);
+  void* ctx;
+} tf_run_observer;
+
+// tf_task_run with an observer (NULL: tf_task_run itself). The observer sees environment 0's
+// steps, then 1's, and so on: the environments run one after another on the calling thread
+// whatever o->threads says, and the row is the same bits (throughput.* aside, which says 1
+// thread). Returns -1 with "stopped" in err when the observer stopped the run (its own
+// message says why), as well as for the options tf_task_run refuses.
+int tf_task_run_observed(const tf_run_options* o, const tf_run_observer* observer, tf_metrics* out,
+                         char* err, size_t errlen);
+
 // the same for one environment, keeping it for inspection: builds, runs `duration` and
 // leaves env built (free with tf_env_free); for tests that look at the final state
 int tf_task_run_env(const tf_run_options* o, int index, tf_env* env, tf_metrics* out, char* err,
@@ -141,7 +174,6 @@ int tf_env_compile(tf_env* env, tf_builder* b, const char* task, char* err, size
 // and returns 1 while the run goes on, 0 once its duration is reached or it diverged; finish
 // writes its metrics so far (as tf_task_run's per-environment row); end frees it. The
 // options' set[] strings must outlive the run.
-typedef struct tf_env_run tf_env_run;
 tf_env_run* tf_env_run_begin(const tf_run_options* o, int index, char* err, size_t errlen);
 int tf_env_run_step(tf_env_run* r);
 const tf_env* tf_env_run_env(const tf_env_run* r);
@@ -149,6 +181,8 @@ const tf_probe_set* tf_env_run_probes(const tf_env_run* r);
 const tf_task_info* tf_env_run_task(const tf_env_run* r);
 const tf_physics* tf_env_run_physics(const tf_env_run* r);
 double tf_env_run_duration(const tf_env_run* r);
+// control steps taken so far (0 at the initial state)
+long tf_env_run_control(const tf_env_run* r);
 void tf_env_run_finish(tf_env_run* r, tf_metrics* out);
 void tf_env_run_end(tf_env_run* r);
 

@@ -211,6 +211,9 @@ static int spd6_solve(double a[36], double b[6]) {
   return 0;
 }
 
+// the IK's Cholesky for other callers (the policy interface's wrench estimate)
+int tf_robot_solve6(double a[36], double b[6]) { return spd6_solve(a, b); }
+
 // joint angles q (warm start in, solution out) that put the TCP at (pos, quat), by damped
 // least squares on the engine's kinematics in the scratch data; 0, or -1 when it did not
 // converge (q is then the best found)
@@ -327,6 +330,24 @@ void tf_robot_move_from_here(tf_robot* r, const tf_model* m, tf_data* d, const d
     for (int k = 0; k < r->arm.njoint; k++) q_now[k] = d->qpos[m->jnt_qposadr[r->arm.joint[k]]];
     plan_joints(r, m, d, q_now, duration);
   }
+}
+
+// a segment of no length at the pose (see the header)
+void tf_robot_hold(tf_robot* r, const tf_model* m, const tf_data* d, const double pos[3],
+                   const double quat[4]) {
+  // from = to: current_command gives back exactly this pose, whatever the blend's rounding
+  start_segment(r, d, pos, quat, pos, quat, 0);
+  memcpy(r->from_quat, r->to_quat, sizeof(r->from_quat));
+  if (r->kind == TF_ROBOT_PD) {
+    double q_ref[TF_ARM_MAX_JOINTS];
+    tf_controller_joint_reference(r->ctrl, d->time, q_ref, NULL, NULL);
+    plan_joints(r, m, d, q_ref, 0);
+  }
+}
+
+// the mover's command at time t
+void tf_robot_command(const tf_robot* r, double t, double pos[3], double quat[4]) {
+  current_command(r, t, pos, quat);
 }
 
 void tf_robot_target(const tf_robot* r, double pos[3], double quat[4]) {

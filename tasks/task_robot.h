@@ -95,6 +95,14 @@ void tf_robot_move_from_here(tf_robot* r, const tf_model* m, tf_data* d, const d
                              const double quat[4], double duration);
 // the pose commanded at the end of the current segment
 void tf_robot_target(const tf_robot* r, double pos[3], double quat[4]);
+// the pose the mover commands at time t (s) on its current segment (what tf_robot_step hands
+// the controller at d->time = t)
+void tf_robot_command(const tf_robot* r, double t, double pos[3], double quat[4]);
+// commands exactly (pos, quat) from d's time on: a segment of no length that starts and ends
+// there (pd: its joints solved as tf_robot_move solves a jump's); the policy interface's
+// per-control-step target (task_robot_policy.c)
+void tf_robot_hold(tf_robot* r, const tf_model* m, const tf_data* d, const double pos[3],
+                   const double quat[4]);
 
 // one control step: the segment's pose at d's time into the controller, its torques into
 // d->ctrl, plus the payload's weight. 0, or -1 when the controller gave non-finite torques.
@@ -108,6 +116,10 @@ void tf_robot_payload(tf_robot* r, int body, double mass);
 // the TCP's world pose now (kinematics of d current)
 void tf_robot_tcp(const tf_robot* r, const tf_model* m, const tf_data* d, double pos[3],
                   double quat[4]);
+
+// solves the 6 x 6 symmetric positive definite a x = b in place (Cholesky; a overwritten, b
+// becomes x); 0, or -1 when a is not positive definite
+int tf_robot_solve6(double a[36], double b[6]);
 
 // small pose algebra the scripts share (quaternions w x y z; the rest is in tf_math.h)
 // the pose of frame B in frame A's coordinates: (A^-1 B)
@@ -190,6 +202,10 @@ void tf_robot_script_init(tf_robot_script* s, const tf_robot_part* part,
 double tf_robot_script_length(const tf_robot_part* part, tf_robot_controller controller, int weld);
 // before each control step: enters the phases whose time has come, then tf_robot_step
 void tf_robot_script_control(tf_robot_script* s, tf_robot* r, const tf_model* m, tf_data* d);
+// the same without tf_robot_step: the phases' segments, the gripper and the payload set on r,
+// the arm not moved. The scripted policy runs it on a copy of the script and its robot
+// (task_robot_policy.c) to read off the command the script would give.
+void tf_robot_script_plan(tf_robot_script* s, tf_robot* r, const tf_model* m, tf_data* d);
 // after each control step: the grasp's slip
 void tf_robot_script_observe(tf_robot_script* s, const tf_robot* r, const tf_model* m,
                              const tf_data* d);

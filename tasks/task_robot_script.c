@@ -222,7 +222,8 @@ static void fine_align(tf_robot_script* s, tf_robot* r, const tf_model* m, tf_da
   tf_robot_move(r, m, d, pos, quat, 0);
 }
 
-void tf_robot_script_control(tf_robot_script* s, tf_robot* r, const tf_model* m, tf_data* d) {
+// the phases whose time has come, the close's grip and the align's fine loop (no arm step)
+void tf_robot_script_plan(tf_robot_script* s, tf_robot* r, const tf_model* m, tf_data* d) {
   double t = d->time, half_step = 0.5 * m->opt.timestep;
   // enter every phase whose start has come; a phase of zero length is skipped
   while (s->phase + 1 < TF_ROBOT_NPHASE && t + half_step >= s->phase_start[s->phase + 1]) {
@@ -241,6 +242,10 @@ void tf_robot_script_control(tf_robot_script* s, tf_robot* r, const tf_model* m,
       t + half_step >= s->phase_start[TF_ROBOT_ALIGN] + s->align_move) {
     fine_align(s, r, m, d);
   }
+}
+
+void tf_robot_script_control(tf_robot_script* s, tf_robot* r, const tf_model* m, tf_data* d) {
+  tf_robot_script_plan(s, r, m, d);
   tf_robot_step(r, m, d);
 }
 

@@ -19,7 +19,7 @@
 #include "task.h"
 
 #define MAX_ENVS 256
-#define MAX_PARAMS 64
+#define MAX_PARAMS TF_TASK_MAX_PARAMS
 
 void tf_run_options_default(tf_run_options* o) {
   memset(o, 0, sizeof(*o));
@@ -39,7 +39,7 @@ void tf_run_options_default(tf_run_options* o) {
 static const char* mode_name(tf_task_mode mode) { return mode == TF_MODE_ROBOT ? "robot" : "rig"; }
 
 // the task, its parsed parameters and the effective settings, or -1 with a message
-static int resolve(const tf_run_options* o, const tf_task_info** task, double* values,
+int tf_run_resolve(const tf_run_options* o, const tf_task_info** task, double* values,
                    tf_physics* physics, double* duration, char* err, size_t errlen) {
   *task = tf_task_find(o->task);
   if (!*task) {
@@ -144,6 +144,8 @@ struct tf_env_run {
   tf_probe_set probes;
   long ncontrol, control;
   int diverged;
+  const tf_run_observer* observer;  // or NULL (tf_task_run_observed)
+  int stopped;                      // the observer stopped the run
 };
 
 // builds environment `index` of a resolved run into r (probes started on its initial state);
@@ -215,7 +217,14 @@ static void env_run_metrics(tf_env_run* r, tf_metrics* out) {
 static int run_one(tf_env_run* r, int index, tf_env* env, tf_metrics* out, char* err,
                    size_t errlen) {
   if (env_run_start(r, index, err, errlen)) return -1;
-  while (tf_env_run_step(r)) {
+  const tf_run_observer* ob = r->observer;
+  r->stopped = ob && ob->observe(ob->ctx, r);
+  // the same steps with or without an observer: it only reads between them
+  while (!r->stopped) {
+    long before = r->control;
+    int more = tf_env_run_step(r);
+    if (ob && r->control > before) r->stopped = ob->observe(ob->ctx, r);
+    if (!more) break;
   }
   env_run_metrics(r, out);
   tf_probes_free(&r->probes);
@@ -231,7 +240,7 @@ static tf_env_run* env_run_resolve(const tf_run_options* o, char* err, size_t er
     return NULL;
   }
   r->options = *o;
-  if (resolve(o, &r->task, r->values, &r->physics, &r->duration, err, errlen)) {
+  if (tf_run_resolve(o, &r->task, r->values, &r->physics, &r->duration, err, errlen)) {
     free(r);
     return NULL;
   }
@@ -269,6 +278,7 @@ const tf_probe_set* tf_env_run_probes(const tf_env_run* r) { return &r->probes; 
 const tf_task_info* tf_env_run_task(const tf_env_run* r) { return r->task; }
 const tf_physics* tf_env_run_physics(const tf_env_run* r) { return &r->physics; }
 double tf_env_run_duration(const tf_env_run* r) { return r->duration; }
+long tf_env_run_control(const tf_env_run* r) { return r->control; }
 
 void tf_env_run_finish(tf_env_run* r, tf_metrics* out) { env_run_metrics(r, out); }
 
@@ -335,6 +345,7 @@ typedef struct env_pool {
   int next;           // the next environment to hand out
   int failed;         // the lowest environment that did not build; envs when none
   char err[ERR_LEN];  // its message
+  int stopped;        // an observer stopped the run
 } env_pool;
 
 // one worker: the pool and its own copy of the resolved run, stepped one environment at a
@@ -350,7 +361,7 @@ static void* env_worker_main(void* arg) {
   env_pool* p = w->pool;
   for (;;) {
     pthread_mutex_lock(&p->lock);
-    int i = p->failed == p->envs && p->next < p->envs ? p->next++ : -1;
+    int i = p->failed == p->envs && !p->stopped && p->next < p->envs ? p->next++ : -1;
     pthread_mutex_unlock(&p->lock);
     if (i < 0) break;
     char err[ERR_LEN] = "";
@@ -366,6 +377,11 @@ static void* env_worker_main(void* arg) {
     }
     p->ncontrol[i] = w->run->control;
     tf_env_free(w->run->task, &env);
+    if (w->run->stopped) {
+      pthread_mutex_lock(&p->lock);
+      p->stopped = 1;
+      pthread_mutex_unlock(&p->lock);
+    }
   }
   return NULL;
 }
@@ -392,10 +408,17 @@ static int run_pool(env_worker* workers, int nworker) {
 }
 
 int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errlen) {
+  return tf_task_run_observed(o, NULL, out, err, errlen);
+}
+
+int tf_task_run_observed(const tf_run_options* o, const tf_run_observer* observer, tf_metrics* out,
+                         char* err, size_t errlen) {
   tf_env_run* r = env_run_resolve(o, err, errlen);
   if (!r) return -1;
+  r->observer = observer;
   const tf_task_info* task = r->task;
-  int nworker = o->threads < o->envs ? o->threads : o->envs;
+  // an observer sees the environments in index order, so one worker runs them all
+  int nworker = observer ? 1 : o->threads < o->envs ? o->threads : o->envs;
   tf_metrics* per_env = malloc(sizeof(tf_metrics) * (size_t)o->envs);
   tf_metrics* merged = malloc(sizeof(tf_metrics));
   long* ncontrol = calloc((size_t)o->envs, sizeof(long));
@@ -428,6 +451,16 @@ int tf_task_run(const tf_run_options* o, tf_metrics* out, char* err, size_t errl
   int nthread = run_pool(workers, nworker);
   double wall = tf_clock() - t0;
   pthread_mutex_destroy(&pool.lock);
+  if (pool.stopped) {
+    free(per_env);
+    free(merged);
+    free(ncontrol);
+    free(workers);
+    free(copies);
+    free(r);
+    snprintf(err, errlen, "stopped");
+    return -1;
+  }
 
   int built = pool.failed == o->envs, ndiverged = 0, nsuccess = 0;
   long nsteps = 0;

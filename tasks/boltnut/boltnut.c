@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "boltnut.h"
+#include "task_policy.h"
 
 const tf_param_spec tf_boltnut_params[BN_NPARAM] = {
     [BN_SIZE] = {"size", 3, 0, 4, "", "M4|M8|M12|M16|M20",
@@ -52,10 +53,8 @@ const tf_param_spec tf_boltnut_params[BN_NPARAM] = {
                        "0: a hundredth of the pitch (20 um for M16)"},
 };
 
-#define SUCCESS_PITCH_TOL 0.01  // advance per turn within 1 % of the pitch
-// the deepest the threads may overlap over the run: half the flank gap delta / 2 (a nut
-// sunk further into the bolt's flanks was not carried by them)
-#define SUCCESS_OVERLAP_FRACTION 0.25
+#define SUCCESS_PITCH_TOL TF_BOLTNUT_PITCH_TOL
+#define SUCCESS_OVERLAP_FRACTION TF_BOLTNUT_OVERLAP_FRACTION
 
 static void boltnut_destroy(tf_env* env) {
   tf_boltnut_free_state(env->state);
@@ -159,6 +158,7 @@ static void boltnut_finish(tf_env* env, tf_metrics* out) {
 }
 
 extern const tf_task_info tf_task_boltnut_robot;
+extern const tf_task_policy tf_boltnut_policy;
 
 const tf_task_info tf_task_boltnut = {
     .name = "boltnut",
@@ -175,4 +175,5 @@ const tf_task_info tf_task_boltnut = {
     .finish = boltnut_finish,
     .destroy = boltnut_destroy,
     .robot = &tf_task_boltnut_robot,  // boltnut_robot.c: pick the nut and screw it down
+    .policy = &tf_boltnut_policy,     // boltnut_policy.c: the drive's rate as the action
 };

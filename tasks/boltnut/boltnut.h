@@ -28,6 +28,11 @@ enum { BN_COLLIDER_SDF = 0, BN_COLLIDER_MESH_SDF, BN_COLLIDER_HULL };
 #define TF_BOLTNUT_SERVO_CAP 2.0        // N m: the velocity servo's torque limit (issue 5)
 #define TF_BOLTNUT_PERTURB_TURN 0.5     // env > 0: start phase within +-0.5 turn along the helix
 #define TF_BOLTNUT_PERTURB_LATERAL 0.5  // env > 0: lateral offset within this x delta
+// the rig's success rule: the advance per turn within 1 % of the pitch, and the threads'
+// deepest overlap over the run at most half the flank gap delta / 2 (a nut sunk further into
+// the bolt's flanks was not carried by them)
+#define TF_BOLTNUT_PITCH_TOL 0.01
+#define TF_BOLTNUT_OVERLAP_FRACTION 0.25
 
 extern const tf_param_spec tf_boltnut_params[BN_NPARAM];
 

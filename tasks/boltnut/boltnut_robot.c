@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "boltnut_robot.h"
+#include "task_policy.h"
 #include "tf_math.h"
 
 #define DEG (M_PI / 180)
@@ -62,6 +63,8 @@
 #define CONSISTENT_TURNS 0.1   // turns: the slack of the turns-against-advance check
 #define WELD_FINGER_GAP 5e-4   // m: grasp=weld leaves each pad this far off the flats
 #define AFTER_SCRIPT 0.2       // s: the default duration's hold after the slowest script
+#define TRACK_LATERAL 1e-3     // m: policy mode tracks the nut once this close to the axis
+#define TRACK_TURN 0.02        // turns: and counts its advance once it has turned this far
 
 static const tf_param_spec boltnut_robot_params[BNR_NPARAM] = {
     [BNR_SIZE] = {"size", 3, 0, 4, "", "M4|M8|M12|M16|M20",
@@ -163,7 +166,8 @@ static void schedule_release(boltnut_robot_state* s, double t) {
   }
 }
 
-static void boltnut_robot_control(tf_env* env) {
+// the turn's start and stop and the script's phases for this control step (see the header)
+void boltnut_robot_plan(tf_env* env) {
   boltnut_robot_state* s = env->state;
   const tf_model* m = env->model;
   tf_data* d = env->data;
@@ -187,13 +191,21 @@ static void boltnut_robot_control(tf_env* env) {
     schedule_release(s, t + HOLD);
   }
   tf_robot_screw_update(&s->screw, &s->robot, m, d);
-  tf_robot_script_control(sc, &s->robot, m, d);
+  tf_robot_script_plan(sc, &s->robot, m, d);
   if (s->screw_state == 0 && sc->phase == TF_ROBOT_INSERT &&
       sc->phase_start[TF_ROBOT_RELEASE] < INFINITY) {
     // the lowering has its segment (its length was the phase's): the release now waits for
     // the turning to end
     schedule_release(s, INFINITY);
   }
+}
+
+static void boltnut_robot_control(tf_env* env) {
+  boltnut_robot_state* s = env->state;
+  // the plan, then the arm, as tf_robot_script_control orders them (the release's rescheduling
+  // at the plan's end moves phase times only, which tf_robot_step does not read)
+  boltnut_robot_plan(env);
+  tf_robot_step(&s->robot, env->model, env->data);
 }
 
 // the nut's bottom face above the plate, its tilt (rad) and its distance from the axis now
@@ -214,6 +226,35 @@ static int seated(const boltnut_robot_state* s, const tf_data* d) {
   double pitch = s->rig.pitch;
   return height <= SEATED_PITCHES * pitch && height >= -0.25 * pitch && tilt <= UPRIGHT_DEG * DEG &&
          lateral <= COAXIAL;
+}
+
+// policy mode's tracking of the nut on the bolt (see the header)
+void boltnut_robot_track_on_bolt(tf_env* env) {
+  boltnut_robot_state* s = env->state;
+  const tf_data* d = env->data;
+  const double* nut = d->xpos + 3 * s->rig.nut_body;
+  tf_boltnut_track* t = &s->rig.track;
+  if (s->screw_state == 0) {
+    if (nut[2] > s->bolt_length || hypot(nut[0], nut[1]) > TRACK_LATERAL) return;
+    tf_boltnut_track_init(t, s->rig.pitch, nut, d->xquat + 4 * s->rig.nut_body);
+    s->screw_t0 = d->time;
+    s->screw_state = 1;
+  }
+  // until it turns, the nut settles into the countersink: the advance counts from where it
+  // rests when it begins to turn, as a run counts from where the wrist begins
+  if (!s->track_turning) {
+    s->track_turning = fabs(tf_boltnut_track_turns(t)) >= TRACK_TURN;
+    if (!s->track_turning) t->start_z = nut[2];
+  }
+}
+
+// finish's success rule, now
+int boltnut_robot_success(const boltnut_robot_state* s, const tf_data* d) {
+  if (s->screw_state == 0) return 0;
+  const tf_boltnut_track* t = &s->rig.track;
+  double excess = tf_boltnut_track_turns(t) - t->advance / s->rig.pitch;
+  return seated(s, d) && excess >= -CONSISTENT_TURNS &&
+         excess <= SCREW_CATCH_TURNS + CONSISTENT_TURNS;
 }
 
 static void boltnut_robot_observe(tf_env* env) {
@@ -343,6 +384,8 @@ static void boltnut_robot_finish(tf_env* env, tf_metrics* out) {
   tf_metrics_set(out, "robot.seat_time_s", s->seat_time);
 }
 
+extern const tf_task_policy tf_boltnut_robot_policy;
+
 const tf_task_info tf_task_boltnut_robot = {
     .name = "boltnut",
     .description =
@@ -361,4 +404,5 @@ const tf_task_info tf_task_boltnut_robot = {
     .observe = boltnut_robot_observe,
     .finish = boltnut_robot_finish,
     .destroy = boltnut_robot_destroy,
+    .policy = &tf_boltnut_robot_policy,  // boltnut_robot_policy.c
 };

@@ -56,6 +56,7 @@ typedef struct boltnut_robot_state {
   double screw_end;      // s: when it stopped (NaN: never)
   double seat_time;      // s: first control step with the nut screwed down (NaN: never)
   double turns_at_seat;  // the tracked turns when it got there
+  int track_turning;     // policy mode: the tracked nut has begun to turn
 } boltnut_robot_state;
 
 // the model of one environment (arm, table, plate, bolt, stand, nut, and a weld when grasp is
@@ -67,5 +68,17 @@ int boltnut_robot_scene_build(tf_env* env, boltnut_robot_state* s, const double*
                               char* err, size_t errlen);
 // frees what the scene allocated in s (probe samples, the robot's controller)
 void boltnut_robot_scene_free(boltnut_robot_state* s);
+
+// the task's control without moving the arm: the turn's start and stop, the wrist's command,
+// the script's phases (tf_robot_script_plan); the task's control is this and tf_robot_step
+void boltnut_robot_plan(tf_env* env);
+// policy mode: the nut's tracking (turns, advance) starts the first control step its bottom
+// face is below the bolt's tip within 1 mm of the axis (it rests on the thread's start), its
+// advance counted from where it rests when it has turned 0.02 turn, as a run counts from
+// where the wrist starts turning
+void boltnut_robot_track_on_bolt(tf_env* env);
+// the task's success rule now: screwed down to the base, upright, coaxial, the turns since the
+// tracking began consistent with the advance
+int boltnut_robot_success(const boltnut_robot_state* s, const tf_data* d);
 
 #endif  // TF_TASK_BOLTNUT_ROBOT_H

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "connectors.h"
+#include "task_rig_policy.h"
 
 static const double pi = 3.14159265358979323846;
 
@@ -208,6 +209,62 @@ static void connectors_finish(tf_env* env, tf_metrics* out) {
   tf_metrics_set(out, "connectors.overlap_max_m", CONNECTORS_OVERLAP_MAX);
 }
 
+// ---------------------------------------------------------------- the rig as a policy
+
+// The action scales the rig's push (task_rig_policy.h, docs/train.md): the velocity servo's
+// target speed (push=speed, action 1: impact_speed down) or the force (push=force, action 1:
+// push_force down); push=gravity has none and ignores it. The plug's target is its seat;
+// success is the rig's (seated within 0.2 mm, the overlap peak under 50 um).
+
+static int policy_part(const tf_env* env) {
+  return ((const connectors_state*)env->state)->scene.plug_body;
+}
+
+static void policy_target(const tf_env* env, double pos[3], double quat[4]) {
+  const connectors_state* s = env->state;
+  memcpy(pos, s->scene.seat, 3 * sizeof(double));
+  quat[0] = 1, quat[1] = quat[2] = quat[3] = 0;
+}
+
+static double policy_span(const tf_env* env) {
+  return ((const connectors_state*)env->state)->scene.mating_depth;
+}
+
+static double policy_overlap_allowed(const tf_env* env) {
+  (void)env;
+  return CONNECTORS_OVERLAP_MAX;
+}
+
+static int policy_success(const tf_env* env, const tf_probe_set* probes) {
+  const connectors_state* s = env->state;
+  return fabs(insertion_depth(env) - s->scene.mating_depth) <= CONNECTORS_SEAT_TOL &&
+         probes->overlap.peak <= CONNECTORS_OVERLAP_MAX;
+}
+
+// the push the build set (the rig's own run)
+static double policy_base(const tf_env* env) {
+  const connectors_state* s = env->state;
+  return s->scene.actuator >= 0 ? env->data->ctrl[s->scene.actuator] : 0;
+}
+
+static void policy_drive(tf_env* env, double command) {
+  const connectors_state* s = env->state;
+  if (s->scene.actuator >= 0) env->data->ctrl[s->scene.actuator] = command;
+}
+
+static const tf_rig_policy_task connectors_rig_task = {
+    .part = policy_part,
+    .target = policy_target,
+    .span = policy_span,
+    .overlap_allowed = policy_overlap_allowed,
+    .success = policy_success,
+    .base = policy_base,
+    .drive = policy_drive,
+    .scripted = 1,
+};
+
+static const tf_task_policy connectors_policy = TF_RIG_POLICY(&connectors_rig_task, "push");
+
 extern const tf_task_info tf_task_connectors_robot;
 
 const tf_task_info tf_task_connectors = {
@@ -225,4 +282,5 @@ const tf_task_info tf_task_connectors = {
     .finish = connectors_finish,
     .destroy = connectors_destroy,
     .robot = &tf_task_connectors_robot,  // connectors_robot.c: pick the plug and insert it
+    .policy = &connectors_policy,
 };

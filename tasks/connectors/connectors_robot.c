@@ -25,11 +25,12 @@
 #include <string.h>
 
 #include "connectors_robot.h"
+#include "task_policy.h"
 
 static const double pi = 3.14159265358979323846;
 
-#define SEAT_TOL 0.2e-3       // m: the rig's (connectors.c)
-#define OVERLAP_MAX 50e-6     // m: the rig's
+#define SEAT_TOL CONNECTORS_ROBOT_SEAT_TOL
+#define OVERLAP_MAX CONNECTORS_ROBOT_OVERLAP_MAX
 #define CARRY_ABOVE 0.01      // m: the pin tips above the opening after the carry
 #define PIN_CLEARANCE 1.5e-3  // m: the pin tips above the opening while aligning
 #define INSERT_PUSH 2e-3      // m: the insertion target past the floor
@@ -192,6 +193,8 @@ static void connectors_robot_finish(tf_env* env, tf_metrics* out) {
   tf_robot_script_metrics(&s->script, &s->robot, out);
 }
 
+extern const tf_task_policy tf_connectors_robot_policy;
+
 const tf_task_info tf_task_connectors_robot = {
     .name = "connectors",
     .description =
@@ -206,4 +209,5 @@ const tf_task_info tf_task_connectors_robot = {
     .observe = connectors_robot_observe,
     .finish = connectors_robot_finish,
     .destroy = connectors_robot_destroy,
+    .policy = &tf_connectors_robot_policy,  // connectors_robot_policy.c
 };

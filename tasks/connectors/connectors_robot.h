@@ -12,6 +12,9 @@
 #include "connectors_scene.h"
 #include "task_robot.h"
 
+#define CONNECTORS_ROBOT_SEAT_TOL 0.2e-3    // m: the rig's (connectors.c) seat tolerance
+#define CONNECTORS_ROBOT_OVERLAP_MAX 50e-6  // m: the rig's overlap bound
+
 // the robot schema's entries, in order (connectors_robot.c holds the table)
 enum {
   CNR_TYPE,

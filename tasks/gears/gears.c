@@ -37,6 +37,7 @@
 
 #include "gears.h"
 #include "seat_speed.h"
+#include "task_policy.h"
 
 static const double pi = 3.14159265358979323846;
 
@@ -55,7 +56,7 @@ static const double pi = 3.14159265358979323846;
 // has when the pair is centred in its backlash (the normal backlash j cos(alpha), shared by
 // two flanks), as peg allows half its radial clearance and bolt-nut half its flank gap; at
 // least 10 um, the fit tolerance (0.5 mm of backlash: 117 um)
-static double teeth_overlap_allowed(const tf_gears_config* c) {
+double tf_gears_teeth_overlap_allowed(const tf_gears_config* c) {
   double normal = c->backlash * cos(GEARS_PRESSURE_DEG * 3.14159265358979323846 / 180);
   return fmax(GEARS_FIT_TOL, 0.25 * normal);
 }
@@ -366,7 +367,7 @@ static void gears_finish(tf_env* env, tf_metrics* out) {
     double v = tf_metrics_get(out, name);
     teeth = isnan(v) || isnan(teeth) ? NAN : fmax(teeth, v);
   }
-  double teeth_allowed = teeth_overlap_allowed(c);
+  double teeth_allowed = tf_gears_teeth_overlap_allowed(c);
   tf_metrics_set(out, "gears.teeth_overlap_peak_m", teeth);
   tf_metrics_set(out, "gears.teeth_overlap_allowed_m", teeth_allowed);
   if (c->mount == TF_GEARS_SHAFT) {
@@ -396,6 +397,7 @@ static void gears_destroy(tf_env* env) {
 }
 
 extern const tf_task_info tf_task_gears_robot;
+extern const tf_task_policy tf_gears_policy;
 
 const tf_task_info tf_task_gears = {
     .name = "gears",
@@ -413,4 +415,5 @@ const tf_task_info tf_task_gears = {
     .finish = gears_finish,
     .destroy = gears_destroy,
     .robot = &tf_task_gears_robot,  // gears_robot.c: pick a gear, put it on its shaft, mesh it
+    .policy = &tf_gears_policy,     // gears_policy.c: the input's speed as the action
 };

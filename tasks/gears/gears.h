@@ -28,4 +28,8 @@ typedef struct tf_gears_state {
   int substeps;       // physics steps per control step
 } tf_gears_state;
 
+// m: the deepest the teeth of a meshing pair may go into each other (the rig's success rule:
+// half of each flank's gap in a centred mesh, at least 10 um)
+double tf_gears_teeth_overlap_allowed(const tf_gears_config* c);
+
 #endif  // TF_GEARS_H

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "gears_robot.h"
+#include "task_policy.h"
 
 static const double pi = 3.14159265358979323846;
 
@@ -239,19 +240,32 @@ static double mesh_phase(const gears_robot_state* s, const tf_data* d) {
   return off - pitch * round(off / pitch);
 }
 
-static void gears_robot_control(tf_env* env) {
-  gears_robot_state* s = env->state;
-  tf_data* d = env->data;
-  // the seat's yaw: a meshing phase of the neighbour as it stands now (what a camera sees)
+// the placed gear's seat yaw: a meshing phase of the neighbour as it stands now (what a
+// camera sees)
+double gears_robot_seat_yaw(const gears_robot_state* s, const tf_data* d) {
   int p = s->placed;
   double neighbour = yaw_of_body(d, s->scene.gear_body[p - 1]);
-  s->script.part.seat_yaw =
-      tf_gear_mesh_angle(s->config.teeth[p - 1], s->config.teeth[p], neighbour);
-  tf_robot_script_control(&s->script, &s->robot, env->model, d);
-  // the rig's servo, held at rest until the arm is clear, then ramped up
+  return tf_gear_mesh_angle(s->config.teeth[p - 1], s->config.teeth[p], neighbour);
+}
+
+// the rig's servo, held at rest until the arm is clear, then ramped up
+void gears_robot_drive(const gears_robot_state* s, tf_data* d) {
   double t = d->time - s->drive_start;
   double ramp = !(t >= 0) ? 0 : t < TF_GEARS_RAMP ? t / TF_GEARS_RAMP : 1;
   d->ctrl[s->scene.actuator] = s->config.input_speed * ramp;
+}
+
+// the success rule's seat: near its seat and upright
+int gears_robot_seated(const gears_robot_state* s, const tf_data* d) {
+  return seat_error(s, d) <= SEAT_TOL && tilt(s, d) <= UPRIGHT_DEG * pi / 180;
+}
+
+static void gears_robot_control(tf_env* env) {
+  gears_robot_state* s = env->state;
+  tf_data* d = env->data;
+  s->script.part.seat_yaw = gears_robot_seat_yaw(s, d);
+  tf_robot_script_control(&s->script, &s->robot, env->model, d);
+  gears_robot_drive(s, d);
 }
 
 static void gears_robot_observe(tf_env* env) {
@@ -371,6 +385,8 @@ static void gears_robot_finish(tf_env* env, tf_metrics* out) {
   tf_robot_script_metrics(&s->script, &s->robot, out);
 }
 
+extern const tf_task_policy tf_gears_robot_policy;
+
 const tf_task_info tf_task_gears_robot = {
     .name = "gears",
     .description =
@@ -386,4 +402,5 @@ const tf_task_info tf_task_gears_robot = {
     .observe = gears_robot_observe,
     .finish = gears_robot_finish,
     .destroy = gears_robot_destroy,
+    .policy = &tf_gears_robot_policy,  // gears_robot_policy.c
 };

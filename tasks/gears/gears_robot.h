@@ -60,4 +60,11 @@ double gears_robot_run_length(tf_robot_controller controller, int grasp);
 int gears_robot_scene_build(tf_env* env, gears_robot_state* s, const tf_physics* physics,
                             const tf_robot_cell* cell, tf_rng* rng, char* err, size_t errlen);
 
+// the placed gear's seat yaw now: its neighbour's angle carried through the mesh (rad)
+double gears_robot_seat_yaw(const gears_robot_state* s, const tf_data* d);
+// the input's servo command at d's time: at rest until the drive starts, then ramped up
+void gears_robot_drive(const gears_robot_state* s, tf_data* d);
+// the placed gear seated now: within 0.5 mm of its seat, its axis within 1 deg of vertical
+int gears_robot_seated(const gears_robot_state* s, const tf_data* d);
+
 #endif  // TF_TASK_GEARS_ROBOT_H

@@ -23,12 +23,9 @@
 #include <string.h>
 
 #include "peg.h"
+#include "task_policy.h"
 
 #define DEG (M_PI / 180)
-// the deepest the peg may sink into the bore over the run: half the radial clearance (a peg
-// that sank further was not held by the fit), and never under the 10 um fit tolerance
-#define OVERLAP_FRACTION 0.5
-#define OVERLAP_FLOOR 10e-6
 
 static const tf_param_spec peg_params[PEG_NPARAM] = {
     [PEG_SHAPE] = {"shape", 0, 0, 1, "", "round|square",
@@ -145,7 +142,7 @@ static void peg_finish(tf_env* env, tf_metrics* out) {
   const tf_data* d = env->data;
   double error = peg_seat_error(s, d), tilt = peg_tilt(s, d);
   double peak = tf_metrics_get(out, "overlap.peak_m");
-  double allowed = fmax(OVERLAP_FRACTION * s->cfg.clearance, OVERLAP_FLOOR);
+  double allowed = peg_overlap_allowed(&s->cfg);
   tf_metrics_set(out, "peg.overlap_allowed_m", allowed);
   // NaN (nothing measured) does not pass
   tf_metrics_set_bool(out, "success", peg_seated(error, tilt) && peak <= allowed);
@@ -168,6 +165,7 @@ static void peg_finish(tf_env* env, tf_metrics* out) {
 }
 
 extern const tf_task_info tf_task_peg_robot;
+extern const tf_task_policy tf_peg_policy;
 
 const tf_task_info tf_task_peg = {
     .name = "peg",
@@ -184,4 +182,5 @@ const tf_task_info tf_task_peg = {
     .finish = peg_finish,
     .destroy = peg_destroy,
     .robot = &tf_task_peg_robot,  // peg_robot.c: pick the peg and insert it
+    .policy = &tf_peg_policy,     // peg_policy.c: the push as the action
 };

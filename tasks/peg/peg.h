@@ -140,5 +140,11 @@ double peg_seat_error(const peg_state* s, const tf_data* d);
 int peg_seated(double error, double tilt);
 // the seat's failed criteria into a run's why (tf_why_add)
 void peg_why_seat(char why[TF_METRIC_TEXT_LEN], double error, double tilt);
+// the deepest the peg may sink into the bore over the run (the rig's success rule): half the
+// radial clearance (a peg that sank further was not held by the fit), and never under the
+// 10 um fit tolerance
+#define PEG_OVERLAP_FRACTION 0.5
+#define PEG_OVERLAP_FLOOR 10e-6
+double peg_overlap_allowed(const peg_config* c);
 
 #endif  // TF_TASK_PEG_H

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "peg_robot.h"
+#include "task_policy.h"
 
 #define DEG (M_PI / 180)
 #define GRIP_BELOW_TOP 0.025    // m: the TCP this far under the peg's top in the grasp
@@ -208,6 +209,8 @@ static void peg_robot_finish(tf_env* env, tf_metrics* out) {
   tf_metrics_set(out, "robot.seat_time_s", s->seat_time);
 }
 
+extern const tf_task_policy tf_peg_robot_policy;
+
 const tf_task_info tf_task_peg_robot = {
     .name = "peg",
     .description =
@@ -222,4 +225,5 @@ const tf_task_info tf_task_peg_robot = {
     .observe = peg_robot_observe,
     .finish = peg_robot_finish,
     .destroy = peg_robot_destroy,
+    .policy = &tf_peg_robot_policy,  // peg_robot_policy.c
 };

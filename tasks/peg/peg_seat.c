@@ -52,3 +52,7 @@ void peg_why_seat(char why[TF_METRIC_TEXT_LEN], double error, double tilt) {
     tf_why_add(why, "tilted %.2f deg > %g deg", tilt * 180 / M_PI, PEG_UPRIGHT_DEG);
   }
 }
+
+double peg_overlap_allowed(const peg_config* c) {
+  return fmax(PEG_OVERLAP_FRACTION * c->clearance, PEG_OVERLAP_FLOOR);
+}

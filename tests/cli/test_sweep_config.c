@@ -4,8 +4,9 @@
 // tasks' schemas change.
 //
 // cli/ is not a library (its objects link only into the binary), so the unit under test, its
-// error list (config_errors.c) and the video settings it checks (sweep_video.c, whose render
-// calls link from the render and reports libraries) are compiled into this suite directly.
+// error list (config_errors.c) and the video and record settings it checks (sweep_video.c,
+// whose render calls link from the render and reports libraries; sweep_record.c) are
+// compiled into this suite directly.
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include "config_errors.c"
 #include "json_keys.c"
 #include "sweep_config.c"
+#include "sweep_record.c"
 #include "sweep_video.c"
 
 static const tf_param_spec alpha_params[] = {
@@ -175,7 +177,7 @@ static void test_errors_types(void** state) {
                "set.mu: also in grid (a key is either swept or fixed)");
   expect_error("{\"task\": \"alpha\", \"colour\": 1}",
                "colour: unknown key (valid: task, mode, duration, envs, seeds, grid, set, video, "
-               "description)");
+               "description, record)");
 }
 
 static void test_errors_tasks(void** state) {
@@ -261,7 +263,7 @@ static void test_errors_all_at_once(void** state) {
       "{\"task\": \"alpha\", \"colour\": 1, \"grid\": {\"dt\": [-1], \"dt\": [0.01], "
       "\"mu\": [5]}, \"set\": {\"mu\": 0.1}}",
       "colour: unknown key (valid: task, mode, duration, envs, seeds, grid, set, video, "
-      "description)\n"
+      "description, record)\n"
       "grid.dt: key given twice\n"
       "grid.dt[0]: must be > 0 (got -1)\n"
       "grid.mu[0]: task 'alpha': mu must be in [0, 2]  (got 5)\n"
@@ -315,6 +317,47 @@ static void test_errors_video(void** state) {
 
 // a video section that passed the config check reads without error after the runs, with the
 // settings it gives and the defaults for the rest
+// the "record" section: its form is checked with everything else, its run numbers against
+// the expanded grid; the plan flags the chosen runs
+static void test_record_section(void** state) {
+  (void)state;
+  tf_sweep_plan plan;
+  parse_ok(&plan, "{\"task\": \"alpha\", \"grid\": {\"mu\": [0.1, 0.2, 0.3]}}");
+  assert_null(plan.recorded);
+  tf_sweep_plan_free(&plan);
+  parse_ok(
+      &plan,
+      "{\"task\": \"alpha\", \"grid\": {\"mu\": [0.1, 0.2, 0.3]}, \"record\": {\"runs\": [2, 0]}}");
+  assert_non_null(plan.recorded);
+  assert_int_equal(plan.recorded[0], 1);
+  assert_int_equal(plan.recorded[1], 0);
+  assert_int_equal(plan.recorded[2], 1);
+  tf_sweep_plan_free(&plan);
+  parse_ok(&plan, "{\"task\": \"alpha\", \"seeds\": 2, \"record\": {\"runs\": \"all\"}}");
+  assert_int_equal(plan.recorded[0] + plan.recorded[1], 2);
+  tf_sweep_plan_free(&plan);
+  expect_error("{\"task\": \"alpha\", \"record\": true}",
+               "record: must be an object, e.g. {\"runs\": [0, 3]} or {\"runs\": \"all\"}");
+  expect_error("{\"task\": \"alpha\", \"record\": {}}",
+               "record.runs: missing (\"all\" or a list of run numbers)");
+  expect_error("{\"task\": \"alpha\", \"record\": {\"runs\": \"some\"}}",
+               "record.runs: must be \"all\" or a list of run numbers");
+  // every problem of the section in one pass, with the others of the file
+  expect_error(
+      "{\"task\": \"alpha\", \"grid\": {\"dt\": [-1]}, "
+      "\"record\": {\"runs\": [0, 1.5, \"a\", 0], \"runz\": 1, \"runs\": 2}}",
+      "grid.dt[0]: must be > 0 (got -1)\n"
+      "record.runs: key given twice\n"
+      "record.runz: unknown key (valid: runs)\n"
+      "record.runs[1]: must be a run number (0 is the first run)\n"
+      "record.runs[2]: must be a run number (0 is the first run)\n"
+      "record.runs[3]: run 0 is listed twice (record.runs[0])");
+  // numbers past the last run, once the grid is known
+  expect_error(
+      "{\"task\": \"alpha\", \"grid\": {\"mu\": [0.1, 0.2]}, \"record\": {\"runs\": [1, 2]}}",
+      "record.runs[1]: run 2 does not exist (the sweep has 2 runs: 0 to 1)");
+}
+
 static void test_video_after_check(void** state) {
   (void)state;
   tf_sweep_plan plan;
@@ -732,6 +775,7 @@ int main(void) {
       cmocka_unit_test(test_errors_all_at_once),
       cmocka_unit_test(test_errors_video),
       cmocka_unit_test(test_video_after_check),
+      cmocka_unit_test(test_record_section),
       cmocka_unit_test(test_errors_capped),
       cmocka_unit_test(test_many_keys_fast),
       cmocka_unit_test(test_load_many_errors),
