@@ -176,3 +176,25 @@ void tf_velocity(const tf_model* m, tf_data* d) {
   }
   tf_stage_add(d, TF_TIMER_KINEMATICS, t0);
 }
+
+void tf_body_velocity(const tf_model* m, const tf_data* d, int body, double out[6]) {
+  double w[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+  int b = body;
+  // the last dof on the body's path to the world, then each dof's parent
+  while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parentid[b];
+  for (int i = b > 0 ? m->body_dofadr[b] + m->body_dofnum[b] - 1 : -1; i >= 0;
+       i = m->dof_parentid[i]) {
+    const double* s = d->cdof + 6 * i;
+    for (int k = 0; k < 3; k++) {
+      w[k] += s[k] * d->qvel[i];
+      v[k] += s[3 + k] * d->qvel[i];
+    }
+  }
+  // the motion axes are about the world origin: the frame origin p moves at v + w x p
+  double wxp[3];
+  tf_vec3_cross(wxp, w, d->xpos + 3 * body);
+  for (int k = 0; k < 3; k++) {
+    out[k] = v[k] + wxp[k];
+    out[3 + k] = w[k];
+  }
+}

@@ -581,7 +581,10 @@ int tf_forward(const tf_model* m, tf_data* d);
 // the stages, each callable alone (tf_forward calls them in this order)
 void tf_kinematics(const tf_model* m, tf_data* d);  // poses, com, cdof, cinert
 void tf_velocity(const tf_model* m, tf_data* d);    // cvel, cdof_dot
-void tf_crba(const tf_model* m, tf_data* d);        // crb, qM
+// body's velocity from d's kinematics (cdof current) and qvel, summed over the dofs on its
+// path to the world: out = (velocity of its frame origin, angular velocity), world axes
+void tf_body_velocity(const tf_model* m, const tf_data* d, int body, double out[6]);
+void tf_crba(const tf_model* m, tf_data* d);  // crb, qM
 // inverse dynamics: result = M qacc + c(q, v) (qacc NULL: zero, i.e. the bias forces)
 void tf_rnea(const tf_model* m, tf_data* d, double* result, const double* qacc);
 void tf_passive(const tf_model* m, tf_data* d);    // qfrc_passive

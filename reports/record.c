@@ -4,9 +4,9 @@
 // shapes) and every later environment must have the same shapes. Per-step arrays are
 // (steps, envs, ...) slot arrays of the NPZ writer, one slot per environment, each
 // environment's rows appended as it runs; contacts go to flat row arrays. Nothing here
-// writes to the environment: body velocities are summed from the joint velocities over the
-// kinematic tree as the engine sums them (the data's own cvel is only current inside a
-// step), and the probes' per-step values come from fields they keep for this purpose.
+// writes to the environment: body velocities are summed from the joint velocities
+// (tf_body_velocity; the data's own cvel is only current inside a step), and the probes'
+// per-step values come from fields they keep for this purpose.
 #include "record.h"
 
 #include <math.h>
@@ -91,7 +91,6 @@ typedef struct recorder {
   long probe_prev;  // the probes' control observations at the last row
   // scratch, sized once at the start: no allocation per step
   double* f64;   // the largest float row (the contacts' forces in both frames, bodies)
-  double* tree;  // (nbody x 6) spatial velocities of the bodies
   int32_t* i32;  // the largest int32 row
   int64_t* i64;  // the largest int64 row
   unsigned char* u8;
@@ -255,12 +254,10 @@ static int declare(recorder* rec, const tf_env_run* r) {
   size_t nf = (size_t)s->nconmax * 7 + 6 * (size_t)s->nbody + (size_t)s->nq + (size_t)s->nv +
               (size_t)s->nu + TF_TIMER_N + TF_PROBE_MAX_OVERLAP + TF_PROBE_MAX_GEARS + 1;
   rec->f64 = malloc(sizeof(double) * nf);
-  rec->tree = malloc(sizeof(double) * 6 * (size_t)s->nbody);
   rec->i32 = malloc(sizeof(int32_t) * (2 * (size_t)s->nconmax + 1));
   rec->i64 = malloc(sizeof(int64_t) * ((size_t)s->nconmax + 1));
   rec->u8 = malloc((size_t)s->nconmax + 1);
-  if (!rec->steps || !rec->diverged || !rec->f64 || !rec->tree || !rec->i32 || !rec->i64 ||
-      !rec->u8) {
+  if (!rec->steps || !rec->diverged || !rec->f64 || !rec->i32 || !rec->i64 || !rec->u8) {
     snprintf(rec->err, sizeof(rec->err), "%s: out of memory", rec->path);
     return -1;
   }
@@ -313,28 +310,11 @@ static int declare(recorder* rec, const tf_env_run* r) {
 
 // ---- one row
 
-// every body's velocity: (linear velocity of its frame origin, angular velocity), world
-// axes, from the joint velocities summed down the tree through the motion axes (cdof, which
-// the kinematics after each step made current) exactly as the engine's collision stage sums
-// them: cvel = (w, v_O), the spatial velocity about the world origin
-static void body_velocities(const tf_model* m, const tf_data* d, double* tree, double* out) {
-  memset(tree, 0, 6 * sizeof(double));
+// every body's velocity (tf_body_velocity: its frame origin's, then angular, world axes;
+// the world body's is zero), from the kinematics the step left current
+static void body_velocities(const tf_model* m, const tf_data* d, double* out) {
   memset(out, 0, 6 * sizeof(double));
-  for (int b = 1; b < m->nbody; b++) {
-    double* c = tree + 6 * b;
-    memcpy(c, tree + 6 * m->body_parentid[b], 6 * sizeof(double));
-    int adr = m->body_dofadr[b];
-    for (int i = adr; adr >= 0 && i < adr + m->body_dofnum[b]; i++) {
-      for (int k = 0; k < 6; k++) c[k] += d->cdof[6 * i + k] * d->qvel[i];
-    }
-    // the frame origin p moves at v_O + w x p
-    const double* p = d->xpos + 3 * b;
-    double* o = out + 6 * b;
-    o[0] = c[3] + (c[1] * p[2] - c[2] * p[1]);
-    o[1] = c[4] + (c[2] * p[0] - c[0] * p[2]);
-    o[2] = c[5] + (c[0] * p[1] - c[1] * p[0]);
-    o[3] = c[0], o[4] = c[1], o[5] = c[2];
-  }
+  for (int b = 1; b < m->nbody; b++) tf_body_velocity(m, d, b, out + 6 * b);
 }
 
 static int put_row(recorder* rec, int a, int env, const void* row) {
@@ -446,7 +426,7 @@ static int put_step(recorder* rec, const tf_env_run* r, int env, long step) {
   int rc = put_f64(rec, A_TIME, env, d->time);
   rc = rc || put_row(rec, A_BODY_POS, env, d->xpos);
   rc = rc || put_row(rec, A_BODY_QUAT, env, d->xquat);
-  body_velocities(m, d, rec->tree, rec->f64);
+  body_velocities(m, d, rec->f64);
   rc = rc || put_row(rec, A_BODY_VEL, env, rec->f64);
   rc = rc || put_row(rec, A_QPOS, env, d->qpos);
   rc = rc || put_row(rec, A_QVEL, env, d->qvel);
@@ -509,7 +489,6 @@ static void recorder_free(recorder* rec) {
   free(rec->steps);
   free(rec->diverged);
   free(rec->f64);
-  free(rec->tree);
   free(rec->i32);
   free(rec->i64);
   free(rec->u8);

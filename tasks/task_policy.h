@@ -72,9 +72,6 @@ double tf_policy_keypoint_reward(const double pos[3], const double quat[4],
 // the part's pose in its target's frame (target^-1 part): position (3) and quaternion (4)
 void tf_policy_relative_pose(double out[7], const double pos[3], const double quat[4],
                              const double target_pos[3], const double target_quat[4]);
-// the velocity of body's frame origin (3) and its angular velocity (3), world axes, from the
-// motion axes of d's kinematics (current) and the joint velocities
-void tf_policy_body_velocity(const tf_model* m, const tf_data* d, int body, double out[6]);
 // a control step's deepest overlap (m, >= 0; 0 when the overlap probe saw no contact), from
 // the overlap probe's running sums before (ncontact, sum) and after the step
 double tf_policy_overlap_step(const tf_probe_set* probes, long ncontact_before, double sum_before);

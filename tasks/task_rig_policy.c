@@ -54,7 +54,7 @@ void tf_rig_policy_observation(const tf_task_policy* p, const void* ps, const tf
   double target[3], target_quat[4];
   task->target(env, target, target_quat);
   tf_policy_relative_pose(obs, d->xpos + 3 * body, d->xquat + 4 * body, target, target_quat);
-  tf_policy_body_velocity(env->model, d, body, obs + 7);
+  tf_body_velocity(env->model, d, body, obs + 7);
   obs[13] = st->command;
   obs[14] = d->time;
 }
