@@ -4,8 +4,10 @@
 
 CC ?= cc
 BUILD ?= build
-# libzip: the NPZ files of `--record` (reports/npz_write.c)
-PKGS := openblas lapacke libcjson libpng qhull_r libavcodec libavformat libavutil libswscale libzip
+# libzip: the NPZ files of `--record` (reports/npz_write.c); libxml-2.0: MJCF models
+# (assets/mjcf_load.c)
+PKGS := openblas lapacke libcjson libpng qhull_r libavcodec libavformat libavutil libswscale libzip \
+  libxml-2.0
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -289,14 +291,27 @@ $(FUZZ_BIN): fuzz/fuzz_mesh_io.c assets/mesh_io.c assets/file_io.c assets/mesh_i
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  fuzz/fuzz_mesh_io.c assets/mesh_io.c assets/file_io.c -o $@ -lm
 
+# the MJCF loader builds models, so its fuzzer takes the engine and the assets whole (meshes
+# are never read: the fuzzer's model folder does not exist)
+FUZZ_MJCF_BIN := $(BUILD)/fuzz/fuzz_mjcf
+
+$(FUZZ_MJCF_BIN): fuzz/fuzz_mjcf.c $(ENGINE_SRC) $(ASSETS_SRC) $(wildcard engine/*.h assets/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -g -O1 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+	  -D_DEFAULT_SOURCE $(PKG_CFLAGS) -Iengine -Iassets \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  fuzz/fuzz_mjcf.c $(ENGINE_SRC) $(ASSETS_SRC) -o $@ $(LDLIBS)
+
 fuzz:
 	@bash scripts/deps.sh fuzz
 	@$(MAKE) --no-print-directory fuzz-run
 
-fuzz-run: $(FUZZ_BIN)
-	@mkdir -p $(BUILD)/fuzz/corpus
+fuzz-run: $(FUZZ_BIN) $(FUZZ_MJCF_BIN)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus_mjcf
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -max_len=65536 -dict=fuzz/mesh.dict \
 	  -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus fuzz/corpus
+	$(FUZZ_MJCF_BIN) -max_total_time=$(FUZZ_TIME) -max_len=65536 -dict=fuzz/mjcf.dict \
+	  -artifact_prefix=$(BUILD)/fuzz/mjcf- $(BUILD)/fuzz/corpus_mjcf fuzz/corpus_mjcf
 
 clean:
 	rm -rf build out/demo

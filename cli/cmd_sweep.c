@@ -300,7 +300,9 @@ static void* worker(void* arg) {
     if (record_failed && !p->write_failed) {
       // a recording that cannot be written (a full disk) stops the sweep like a row that
       // cannot be: the run has no row, so --resume runs it again
-      snprintf(p->write_err, sizeof(p->write_err), "run %s: record: %s", p->plan->run[i].id, err);
+      // err may hold a long path: cut to what write_err holds, as every other message here
+      snprintf(p->write_err, sizeof(p->write_err), "run %s: record: %.400s", p->plan->run[i].id,
+               err);
       p->write_failed = 1;
       p->stop = 1;
     } else if (!p->write_failed) {
@@ -313,7 +315,7 @@ static void* worker(void* arg) {
         if (refused || (status && strcmp(status, "failed") == 0)) p->failed++;
         if (status && strcmp(status, "diverged") == 0) p->diverged++;
         if (refused && p->nstart_failed++ == 0) {
-          snprintf(p->start_err, sizeof(p->start_err), "run %s: %s", p->plan->run[i].id, err);
+          snprintf(p->start_err, sizeof(p->start_err), "run %s: %.560s", p->plan->run[i].id, err);
         }
       }
     }

@@ -14,6 +14,7 @@ packages=(
   ffmpeg                     # ffprobe: tests check the MP4s' codec, size, fps, frame count
   libcmocka-dev              # unit tests and physics gates
   libzip-dev                 # NPZ (zip) files of per-step recordings (--record)
+  libxml2-dev                # MuJoCo MJCF models (run --scene FILE.xml; assets/mjcf_load.c)
   python3-numpy              # tests load the recordings with numpy (for /usr/bin/python3);
                              # the Python package (python/tightfit) is built on it
   python3-pytest             # the Python package's tests (python/tests) in `make test`

@@ -16,24 +16,10 @@ static void measure(const tf_model* m, tf_data* d, double energy[2], double mome
   tf_momentum(m, d, momentum);
 }
 
-int tf_scene_run(const tf_scene* scene, double dt, double duration, tf_integrator integrator,
-                 tf_scene_result* r, char* err, size_t errlen) {
-  memset(r, 0, sizeof(*r));
-  r->period = r->period_analytic = NAN;
-  r->omega_y_min = r->omega_y_max = NAN;
-  r->momentum_drift_max = NAN;
-  tf_model* m = scene->build(dt, integrator, err, errlen);
-  if (!m) return -1;
-  tf_data* d = tf_data_create(m);
-  if (!d) {
-    snprintf(err, errlen, "out of memory");
-    tf_model_destroy(m);
-    return -1;
-  }
-  scene->init(m, d);
-
-  int is_pendulum = strcmp(scene->name, "pendulum") == 0;
-  int is_spinning = strcmp(scene->name, "spinning_body") == 0;
+// steps a model from d's state for `duration` and fills r (r's NaN defaults already set)
+static void run_loop(const tf_model* m, tf_data* d, double duration, int is_pendulum,
+                     int is_spinning, tf_scene_result* r) {
+  double dt = m->opt.timestep;
   int zero_gravity = m->opt.gravity[0] == 0 && m->opt.gravity[1] == 0 && m->opt.gravity[2] == 0;
 
   double energy[2], momentum[6], momentum0[6];
@@ -48,7 +34,7 @@ int tf_scene_run(const tf_scene* scene, double dt, double duration, tf_integrato
   // zero crossings of the pendulum angle, linearly interpolated between steps
   double first_crossing = NAN, last_crossing = NAN;
   int crossings = 0;
-  double q_prev = d->qpos[0], t_prev = d->time;
+  double q_prev = is_pendulum ? d->qpos[0] : 0, t_prev = d->time;
 
   long nsteps = (long)llround(duration / dt);
   double wall = 0;
@@ -58,6 +44,10 @@ int tf_scene_run(const tf_scene* scene, double dt, double duration, tf_integrato
       break;
     }
     wall += d->timer[TF_TIMER_STEP];
+    r->ncon_max = d->ncon > r->ncon_max ? d->ncon : r->ncon_max;
+    for (int c = 0; c < d->ncon; c++) {
+      r->penetration_max = fmax(r->penetration_max, -d->contact[c].dist);
+    }
     for (int k = 0; k < TF_TIMER_N; k++) r->stage_us[k] += d->timer[k];
     r->steps++;
     measure(m, d, energy, momentum);
@@ -100,7 +90,43 @@ int tf_scene_run(const tf_scene* scene, double dt, double duration, tf_integrato
     // consecutive crossings are half a period apart
     if (crossings >= 3) r->period = 2 * (last_crossing - first_crossing) / (crossings - 1);
   }
+}
+
+static void result_init(tf_scene_result* r) {
+  memset(r, 0, sizeof(*r));
+  r->period = r->period_analytic = NAN;
+  r->omega_y_min = r->omega_y_max = NAN;
+  r->momentum_drift_max = NAN;
+}
+
+int tf_scene_run(const tf_scene* scene, double dt, double duration, tf_integrator integrator,
+                 tf_scene_result* r, char* err, size_t errlen) {
+  result_init(r);
+  tf_model* m = scene->build(dt, integrator, err, errlen);
+  if (!m) return -1;
+  tf_data* d = tf_data_create(m);
+  if (!d) {
+    snprintf(err, errlen, "out of memory");
+    tf_model_destroy(m);
+    return -1;
+  }
+  scene->init(m, d);
+  run_loop(m, d, duration, strcmp(scene->name, "pendulum") == 0,
+           strcmp(scene->name, "spinning_body") == 0, r);
   tf_data_destroy(d);
   tf_model_destroy(m);
+  return 0;
+}
+
+int tf_scene_run_model(const tf_model* m, double duration, tf_scene_result* r, char* err,
+                       size_t errlen) {
+  result_init(r);
+  tf_data* d = tf_data_create(m);
+  if (!d) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  run_loop(m, d, duration, 0, 0, r);
+  tf_data_destroy(d);
   return 0;
 }

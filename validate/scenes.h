@@ -40,12 +40,19 @@ typedef struct tf_scene_result {
   double omega_y_min;      // spinning_body: smallest body-frame omega_y (rad/s)
   double omega_y_max;
   double stage_us[TF_TIMER_N];  // mean microseconds per step and stage
+  int ncon_max;                 // most contacts in one step
+  double penetration_max;       // deepest overlap of any contact after a step (m), 0 if none
 } tf_scene_result;
 
 // runs a scene from its initial state for `duration`; returns 0, or -1 if the model did not
 // build (message in err). A diverged run still returns 0 with result->diverged set.
 int tf_scene_run(const tf_scene* scene, double dt, double duration, tf_integrator integrator,
                  tf_scene_result* result, char* err, size_t errlen);
+
+// runs an already built model (an MJCF file's) from its reset state for `duration` at its own
+// timestep; the scene-specific fields stay NaN. Returns 0, or -1 out of memory (message in err)
+int tf_scene_run_model(const tf_model* m, double duration, tf_scene_result* result, char* err,
+                       size_t errlen);
 
 // the pendulum scene's length and gravity, for the analytic period
 #define TF_PENDULUM_LENGTH 1.0
