@@ -35,4 +35,29 @@ tf_model* tf_mjcf_parse(const char* data, size_t size, const char* name, const c
                         const tf_mjcf_options* opt, char* err, size_t errlen, char* unsupported,
                         size_t unsupportedlen);
 
+// MJCF out (mjcf_write.c): a compiled model as DIR/model.xml plus DIR/meshes/, for MuJoCo
+typedef struct tf_mjcf_write_options {
+  const char* model;   // <mujoco model=...>; default "tightfit"
+  int stl;             // 1: meshes as binary STL (float coordinates); 0 (default): OBJ, exact
+  const double* qpos;  // (nq) the initial state for <keyframe name="initial">; NULL: none
+  const double* qvel;  // (nv) its velocities; NULL: none
+} tf_mjcf_write_options;
+
+tf_mjcf_write_options tf_mjcf_write_options_default(void);
+
+// the engine type geom g is written as: its own for a primitive, the primitive for an SDF that
+// is one unrotated primitive of the SDF library, TF_GEOM_MESH for a hull, a mesh or another SDF
+// with a surface mesh; -1 when it cannot be written (an analytic SDF without a mesh)
+int tf_mjcf_geom_export_type(const tf_model* m, int g);
+// tf_mjcf_geom_export_type(m, g) >= 0
+int tf_mjcf_geom_exportable(const tf_model* m, int g);
+
+// Writes m into dir (made if missing): model.xml (bodies as a tree with explicit inertials,
+// joints, geoms, meshes, welds, contact excludes, actuators, option, keyframe) and
+// meshes/*.obj|stl, each file atomically, model.xml last. Geoms that cannot be written are
+// listed in skipped ("" when none: "geom 'x' (an SDF without a surface mesh), ..."). Returns
+// 0, or -1 with one line "PATH: problem" in err.
+int tf_mjcf_write(const tf_model* m, const char* dir, const tf_mjcf_write_options* opt,
+                  char* skipped, size_t skippedlen, char* err, size_t errlen);
+
 #endif  // TF_MJCF_H

@@ -13,6 +13,7 @@ int tf_cmd_video(int argc, char** argv);
 int tf_cmd_list(int argc, char** argv);
 int tf_cmd_validate(int argc, char** argv);
 int tf_cmd_asset(int argc, char** argv);
+int tf_cmd_export(int argc, char** argv);
 int tf_cmd_sweep(int argc, char** argv);
 int tf_cmd_report(int argc, char** argv);
 
