@@ -237,10 +237,16 @@ endif
 # the pytest suite (python/tests) runs after the C suites, against $(PY_LIB); not under the
 # sanitizers (the interpreter would need their runtime preloaded)
 PY_CHECK_LIB := $(if $(SAN),,$(PY_LIB))
-check: $(CLI_BIN) $(TEST_BINS) $(GOLDEN_NOPGO) $(PY_CHECK_LIB)
+# under the sanitizers one suite cannot run: test_vec_env_alloc counts allocations by putting
+# its own malloc in front of glibc's, and the sanitizers' runtime owns malloc (it aborts at
+# start); `make test` runs it, and `make asan` says it left it out
+SAN_EXCLUDED := $(if $(SAN),$(BUILD)/tests/tasks/test_vec_env_alloc)
+CHECK_BINS := $(filter-out $(SAN_EXCLUDED),$(TEST_BINS))
+check: $(CLI_BIN) $(CHECK_BINS) $(GOLDEN_NOPGO) $(PY_CHECK_LIB)
+	@$(if $(SAN_EXCLUDED),echo "not run under the sanitizers (it replaces malloc): $(SAN_EXCLUDED)";)
 	@TIGHTFIT_BIN=$(CLI_BIN) VALGRIND=$(VALGRIND) MOVED_TREE=$(MOVED_TREE) \
 	  PYTHON=$(PYTHON) PYTEST_LIB=$(PY_CHECK_LIB) \
-	  bash scripts/run_tests.sh $(TEST_BINS) $(GOLDEN_NOPGO)
+	  bash scripts/run_tests.sh $(CHECK_BINS) $(GOLDEN_NOPGO)
 
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
