@@ -16,8 +16,12 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 # -fno-math-errno changes no value (nothing reads errno after a math call): sqrt becomes one
 # instruction without the errno branch, on every SDF query's chain
 # trailing struct fields left out of an initializer are zero by the standard (schemas use it)
+# -fPIC: every object also goes into libtightfit.so (the Python package's), so one compile
+# serves both; -fno-semantic-interposition keeps calls within the library direct and
+# inlinable, as they are in the executables (the same floating-point operations either way)
 CFLAGS_BASE := -std=c11 -g -Wall -Wextra -Werror -Wno-missing-field-initializers \
-  -ffp-contract=off -fno-math-errno -D_DEFAULT_SOURCE $(PKG_CFLAGS)
+  -ffp-contract=off -fno-math-errno -fPIC -fno-semantic-interposition -D_DEFAULT_SOURCE \
+  $(PKG_CFLAGS)
 OPT ?= -O2
 SAN ?=
 VALGRIND ?= 1
@@ -188,22 +192,16 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIBS)
 	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # ---- the Python package (python/tightfit, docs/train.md): ctypes loads $(BUILD)/libtightfit.so,
-# the whole library but the CLI's main and the renderer, from its own position-independent
-# objects in $(BUILD)/pic (the same flags plus -fPIC, no PGO). -fno-semantic-interposition and
-# -Bsymbolic keep the library's calls to itself direct and inlinable, as in the static build,
-# and bound to its own symbols whatever else the interpreter loaded. run() and sweep() call
+# the whole library but the CLI's main and the renderer, from the same objects as the CLI
+# (position-independent, and with PGO the profile-optimised ones). -Bsymbolic keeps the
+# library bound to its own symbols whatever else the interpreter loaded. run() and sweep() call
 # the CLI, so `make python` builds it too. PYTHON: the interpreter Debian's numpy and pytest
 # install for (another python3 on PATH may not see them).
 PYTHON ?= /usr/bin/python3
 PY_LIB := $(BUILD)/libtightfit.so
 PY_SRC := $(ENGINE_SRC) $(ASSETS_SRC) $(PROBES_SRC) $(VALIDATE_SRC) $(CONTROLLERS_SRC) \
   $(TASKS_SRC) $(REPORTS_SRC)
-PY_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(PY_SRC))
-
-$(BUILD)/pic/%.o: %.c
-	@mkdir -p $(dir $@)
-	@echo "cc $< (pic)"
-	@$(CC) $(CFLAGS) -fPIC -fno-semantic-interposition $(call layer_inc,$<) $(DEPFLAGS) -c $< -o $@
+PY_OBJ := $(call obj,$(PY_SRC))
 
 $(PY_LIB): $(PY_OBJ)
 	@echo "ld $@"
@@ -329,4 +327,4 @@ format:
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)
 
--include $(shell find $(BUILD)/obj $(BUILD)/pgo $(BUILD)/pic -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pgo -name '*.d' 2>/dev/null)
