@@ -239,9 +239,10 @@ PY_CHECK_LIB := $(if $(SAN),,$(PY_LIB))
 # its own malloc in front of glibc's, and the sanitizers' runtime owns malloc (it aborts at
 # start); `make test` runs it, and `make asan` says it left it out
 SAN_EXCLUDED := $(if $(SAN),$(BUILD)/tests/tasks/test_vec_env_alloc)
+comma := ,
 CHECK_BINS := $(filter-out $(SAN_EXCLUDED),$(TEST_BINS))
 check: $(CLI_BIN) $(CHECK_BINS) $(GOLDEN_NOPGO) $(PY_CHECK_LIB)
-	@$(if $(SAN_EXCLUDED),echo "not run under the sanitizers (it replaces malloc): $(SAN_EXCLUDED)";)
+	@$(if $(SAN_EXCLUDED),echo "not run under the sanitizers: $(SAN_EXCLUDED) (it replaces malloc)$(comma) and the pytest suite (the interpreter would need their runtime preloaded)";)
 	@TIGHTFIT_BIN=$(CLI_BIN) VALGRIND=$(VALGRIND) MOVED_TREE=$(MOVED_TREE) \
 	  PYTHON=$(PYTHON) PYTEST_LIB=$(PY_CHECK_LIB) \
 	  bash scripts/run_tests.sh $(CHECK_BINS) $(GOLDEN_NOPGO)

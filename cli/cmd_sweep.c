@@ -49,14 +49,14 @@ typedef struct sweep_args {
 // the state the threads share; every field below `lock` is guarded by it
 typedef struct sweep_pool {
   const tf_sweep_plan* plan;
-  const char* dir;  // the output folder (recordings go to DIR/record)
-  const int* todo;  // plan run indices still to run
-  int ntodo;
+  const char* dir;     // the output folder (recordings go to DIR/record)
+  const int* pending;  // plan run indices still to run
+  int npending;
   int already;  // runs finished by an earlier sweep into the same folder
   pthread_mutex_t lock;
   pthread_cond_t changed;
   tf_results_file* results;
-  int next;      // the next todo entry to hand out
+  int next;      // the next pending run to hand out
   int running;   // threads still working
   int inflight;  // runs being computed
   int finished, failed, diverged;
@@ -269,8 +269,8 @@ static void* worker(void* arg) {
       snprintf(p->write_err, sizeof(p->write_err), "out of memory");
       p->write_failed = p->stop = 1;
     }
-    if (!m || p->stop || p->next >= p->ntodo) break;  // leaves the loop holding the lock
-    int i = p->todo[p->next++];
+    if (!m || p->stop || p->next >= p->npending) break;  // leaves the loop holding the lock
+    int i = p->pending[p->next++];
     p->inflight++;
     pthread_mutex_unlock(&p->lock);
 
@@ -345,13 +345,13 @@ static void format_eta(double s, char* out, size_t n) {
 // "[sweep] 12/48 done, 1 failed, ETA 1m23s"; called with the lock held
 static void progress(const sweep_pool* p, double started, int tty, int final) {
   char eta[32];
-  int left = p->ntodo - p->finished;
+  int left = p->npending - p->finished;
   double elapsed = tf_clock() - started;
   format_eta(p->finished > 0 ? elapsed / p->finished * left : NAN, eta, sizeof(eta));
   char diverged[32] = "";
   if (p->diverged) snprintf(diverged, sizeof(diverged), ", %d diverged", p->diverged);
   fprintf(stderr, "%s[sweep] %d/%d done, %d failed%s", tty ? "\r" : "", p->already + p->finished,
-          p->already + p->ntodo, p->failed, diverged);
+          p->already + p->npending, p->failed, diverged);
   if (!final) fprintf(stderr, ", ETA %s", eta);
   fprintf(stderr, "%s%s", tty ? "\033[K" : "", final || !tty ? "\n" : "");
   fflush(stderr);
@@ -441,7 +441,7 @@ static int run_pool(sweep_pool* p, int jobs, const char* dir) {
 
 // ---- the command
 
-static void report_resume(const char* dir, const tf_results_done* done, int nrun, int ntodo) {
+static void report_resume(const char* dir, const tf_results_done* done, int nrun, int npending) {
   if (done->dropped_bytes > 0) {
     fprintf(stderr, "[sweep] resume: cut a partial last line (%ld bytes) off %s/results.jsonl\n",
             done->dropped_bytes, dir);
@@ -458,8 +458,8 @@ static void report_resume(const char* dir, const tf_results_done* done, int nrun
   } else if (done->csv_rebuilt) {
     fprintf(stderr, "[sweep] resume: rewrote %s/results.csv from results.jsonl\n", dir);
   }
-  fprintf(stderr, "[sweep] resume: %d of %d runs already done, %d to run\n", nrun - ntodo, nrun,
-          ntodo);
+  fprintf(stderr, "[sweep] resume: %d of %d runs already done, %d to run\n", nrun - npending, nrun,
+          npending);
 }
 
 // the sweep proper, once the plan is valid and the folder is ours; returns the exit status
@@ -472,10 +472,10 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
     return TF_EXIT_FAIL;
   }
   const char** known = calloc(TF_SWEEP_MAX_TASKS * 64 + 1, sizeof(char*));
-  int* todo = calloc((size_t)plan->nrun + 1, sizeof(int));
-  if (!known || !todo) {
+  int* pending = calloc((size_t)plan->nrun + 1, sizeof(int));
+  if (!known || !pending) {
     free(known);
-    free(todo);
+    free(pending);
     fprintf(stderr, "tightfit sweep: out of memory\n");
     return TF_EXIT_FAIL;
   }
@@ -486,15 +486,15 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   if (a->resume && tf_results_recover(a->out, known, nknown, &done, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: %s\n", err);
     free(known);
-    free(todo);
+    free(pending);
     return TF_EXIT_FAIL;
   }
-  int ntodo = 0;
+  int npending = 0;
   for (int i = 0; i < plan->nrun; i++) {
-    if (!tf_results_done_has(&done, plan->run[i].id)) todo[ntodo++] = i;
+    if (!tf_results_done_has(&done, plan->run[i].id)) pending[npending++] = i;
   }
   if (a->resume) {
-    report_resume(a->out, &done, plan->nrun, ntodo);
+    report_resume(a->out, &done, plan->nrun, npending);
     // what an interrupted or crashed video left: its temporary file, an old thumbnail
     int removed = tf_sweep_video_clean(a->out);
     if (removed > 0) {
@@ -514,28 +514,28 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   if (plan->recorded && tf_sweep_record_prepare(a->out, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: record: %s\n", err);
     free(known);
-    free(todo);
+    free(pending);
     return TF_EXIT_FAIL;
   }
   sweep_pool p;
   memset(&p, 0, sizeof(p));
   p.plan = plan;
   p.dir = a->out;
-  p.todo = todo;
-  p.ntodo = ntodo;
-  p.already = plan->nrun - ntodo;
+  p.pending = pending;
+  p.npending = npending;
+  p.already = plan->nrun - npending;
   if (tf_results_open(&p.results, a->out, known, nknown, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: %s\n", err);
     free(known);
-    free(todo);
+    free(pending);
     return TF_EXIT_FAIL;
   }
   free(known);
   pthread_mutex_init(&p.lock, NULL);
   pthread_cond_init(&p.changed, NULL);
-  if (ntodo > 0) {
-    int threads = jobs < ntodo ? jobs : ntodo;
-    fprintf(stderr, "[sweep] %d run%s on %d thread%s -> %s\n", ntodo, ntodo == 1 ? "" : "s",
+  if (npending > 0) {
+    int threads = jobs < npending ? jobs : npending;
+    fprintf(stderr, "[sweep] %d run%s on %d thread%s -> %s\n", npending, npending == 1 ? "" : "s",
             threads, threads == 1 ? "" : "s", a->out);
     if (run_pool(&p, threads, a->out)) status = TF_EXIT_FAIL;
   }
@@ -549,7 +549,7 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   }
   pthread_cond_destroy(&p.changed);
   pthread_mutex_destroy(&p.lock);
-  free(todo);
+  free(pending);
   // rows of another task brought metrics the first row's header lacks: widen the CSV now that
   // no row is being appended (while the sweep ran, its columns stayed put)
   int added = 0;
@@ -564,7 +564,7 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
     fprintf(stderr, "tightfit sweep: %s; stopped (rerun with --resume)\n", p.write_err);
     return TF_EXIT_FAIL;
   }
-  if (p.stop && p.next < p.ntodo) {
+  if (p.stop && p.next < p.npending) {
     fprintf(stderr, "[sweep] stopped: %d of %d runs done; rerun with --resume to finish\n",
             p.already + p.finished, plan->nrun);
     return EXIT_INTERRUPTED;
