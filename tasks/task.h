@@ -176,6 +176,10 @@ int tf_env_compile(tf_env* env, tf_builder* b, const char* task, char* err, size
 // options' set[] strings must outlive the run.
 tf_env_run* tf_env_run_begin(const tf_run_options* o, int index, char* err, size_t errlen);
 int tf_env_run_step(tf_env_run* r);
+// the physics steps of one control step (substeps of them), each observed by the probes; 1 as
+// soon as the probes see it diverge (the remaining substeps are not taken), else 0. The
+// runner's control step and the batched environments' (vec_env.c) share it.
+int tf_env_physics_steps(const tf_env* env, int substeps, tf_probe_set* probes);
 const tf_env* tf_env_run_env(const tf_env_run* r);
 const tf_probe_set* tf_env_run_probes(const tf_env_run* r);
 const tf_task_info* tf_env_run_task(const tf_env_run* r);

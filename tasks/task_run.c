@@ -180,21 +180,28 @@ static int env_run_start(tf_env_run* r, int index, char* err, size_t errlen) {
   return 0;
 }
 
+int tf_env_physics_steps(const tf_env* env, int substeps, tf_probe_set* probes) {
+  const tf_model* m = env->model;
+  tf_data* d = env->data;
+  for (int s = 0; s < substeps; s++) {
+    double t0 = tf_clock();
+    int failed = tf_step(m, d) != 0;
+    double wall = tf_clock() - t0;
+    // probes read poses after the step (tf_step leaves the kinematics of its start)
+    tf_kinematics(m, d);
+    tf_probes_observe_step(probes, m, d, wall, failed);
+    if (tf_divergence_diverged(&probes->divergence)) return 1;
+  }
+  return 0;
+}
+
 int tf_env_run_step(tf_env_run* r) {
   if (r->diverged || r->control >= r->ncontrol) return 0;
   tf_env* env = &r->env;
   const tf_model* m = env->model;
   tf_data* d = env->data;
   if (r->task->control) r->task->control(env);
-  for (int s = 0; s < r->physics.substeps && !r->diverged; s++) {
-    double t0 = tf_clock();
-    int failed = tf_step(m, d) != 0;
-    double wall = tf_clock() - t0;
-    // probes read poses after the step (tf_step leaves the kinematics of its start)
-    tf_kinematics(m, d);
-    tf_probes_observe_step(&r->probes, m, d, wall, failed);
-    r->diverged = tf_divergence_diverged(&r->probes.divergence);
-  }
+  r->diverged = tf_env_physics_steps(env, r->physics.substeps, &r->probes);
   r->control++;
   if (r->diverged) return 0;
   if (r->task->observe) r->task->observe(env);

@@ -145,15 +145,7 @@ static void slot_control_step(tf_vec_env* v, vec_slot* s) {
   const tf_model* m = env->model;
   tf_data* d = env->data;
   v->policy->control(v->policy, s->ps, env);
-  for (int k = 0; k < v->physics.substeps && !s->diverged; k++) {
-    double t0 = tf_clock();
-    int failed = tf_step(m, d) != 0;
-    double wall = tf_clock() - t0;
-    // probes read poses after the step (tf_step leaves the kinematics of its start)
-    tf_kinematics(m, d);
-    tf_probes_observe_step(&s->probes, m, d, wall, failed);
-    s->diverged = tf_divergence_diverged(&s->probes.divergence);
-  }
+  s->diverged = tf_env_physics_steps(env, v->physics.substeps, &s->probes);
   s->control++;
   if (s->diverged) return;
   if (v->task->observe) v->task->observe(env);
