@@ -29,6 +29,7 @@
 #include "sweep_config.h"
 #include "sweep_lock.h"
 #include "sweep_record.h"
+#include "sweep_shard.h"
 #include "sweep_video.h"
 #include "task.h"
 #include "interrupts.h"
@@ -44,6 +45,9 @@ typedef struct sweep_args {
   const char* out;
   int jobs;  // 0: one per core
   int resume, force;
+  int shard, nshard;     // --shard K/N: this is part K of N (0 / 0: the whole sweep)
+  int progress_json;     // --progress json: machine-readable progress lines on stdout
+  char dir[TF_PATH_MAX];  // the folder the files go to: --out, or its shards/K
 } sweep_args;
 
 // the state the threads share; every field below `lock` is guarded by it
@@ -66,6 +70,7 @@ typedef struct sweep_pool {
   int nstart_failed;    // runs tf_task_run refused (bad options it alone could see)
   char start_err[640];  // "run ID: " and the runner's message (512)
   int start_err_shown;
+  int progress_json;  // progress as JSON lines on stdout (--progress json)
 } sweep_pool;
 
 static int usage_error(const char* fmt, const char* arg) {
@@ -83,10 +88,23 @@ static int parse_args(int argc, char** argv, sweep_args* a) {
       a->resume = 1;
     } else if (strcmp(opt, "--force") == 0) {
       a->force = 1;
-    } else if (strcmp(opt, "--out") == 0 || strcmp(opt, "--jobs") == 0) {
+    } else if (strcmp(opt, "--out") == 0 || strcmp(opt, "--jobs") == 0 ||
+               strcmp(opt, "--shard") == 0 || strcmp(opt, "--progress") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a value", opt);
       const char* value = argv[++i];
-      if (strcmp(opt, "--out") == 0) {
+      if (strcmp(opt, "--shard") == 0) {
+        char err[256];
+        if (tf_sweep_shard_parse(value, &a->shard, &a->nshard, err, sizeof(err))) {
+          fprintf(stderr, "tightfit sweep: %s\n", err);
+          return TF_EXIT_USAGE;
+        }
+      } else if (strcmp(opt, "--progress") == 0) {
+        if (strcmp(value, "json") != 0 && strcmp(value, "human") != 0) {
+          fprintf(stderr, "tightfit sweep: --progress takes human or json, got '%s'\n", value);
+          return TF_EXIT_USAGE;
+        }
+        a->progress_json = strcmp(value, "json") == 0;
+      } else if (strcmp(opt, "--out") == 0) {
         if (!value[0]) return usage_error("%s needs a folder", opt);
         a->out = value;
       } else {
@@ -113,6 +131,9 @@ static int parse_args(int argc, char** argv, sweep_args* a) {
   if (a->resume && a->force) {
     return usage_error("%s", "--resume and --force exclude each other");
   }
+  size_t need = a->shard ? tf_sweep_shard_dir(a->out, a->shard, a->dir, sizeof(a->dir))
+                         : (size_t)snprintf(a->dir, sizeof(a->dir), "%s", a->out);
+  if (need >= sizeof(a->dir)) return usage_error("--out '%s' is too long a path", a->out);
   return 0;
 }
 
@@ -140,29 +161,29 @@ static int prepare_folder(const sweep_args* a, int* lock_fd) {
   struct stat st;
   char err[TF_PATH_MAX + 256];
   *lock_fd = -1;
-  if (stat(a->out, &st) != 0) {
-    if (tf_mkdir_p(a->out, err, sizeof(err))) {
+  if (stat(a->dir, &st) != 0) {
+    if (tf_mkdir_p(a->dir, err, sizeof(err))) {
       fprintf(stderr, "tightfit sweep: %s\n", err);
       return TF_EXIT_USAGE;
     }
   } else if (!S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "tightfit sweep: --out '%s' exists and is not a folder\n", a->out);
+    fprintf(stderr, "tightfit sweep: --out '%s' exists and is not a folder\n", a->dir);
     return TF_EXIT_USAGE;
   }
-  int status = tf_sweep_lock(a->out, lock_fd);
+  int status = tf_sweep_lock(a->dir, lock_fd);
   if (status) return status;
-  if (folder_is_empty(a->out) || a->resume) return 0;
+  if (folder_is_empty(a->dir) || a->resume) return 0;
   if (!a->force) {
     fprintf(stderr,
             "tightfit sweep: '%s' is not empty; use --resume to continue its sweep or --force "
             "to start over\n",
-            a->out);
+            a->dir);
     return TF_EXIT_USAGE;
   }
   static const char* const stale[] = {"results.jsonl", "results.csv", "report.html"};
   for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
-    char path[TF_PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s", a->out, stale[i]);
+    char path[TF_PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/%s", a->dir, stale[i]);
     if (unlink(path) != 0 && errno != ENOENT) {
       fprintf(stderr, "tightfit sweep: %s: %s\n", path, strerror(errno));
       return TF_EXIT_FAIL;
@@ -342,12 +363,30 @@ static void format_eta(double s, char* out, size_t n) {
   }
 }
 
+// one JSON object per line for schedulers and dashboards: {"done": 12, "total": 48,
+// "failed": 1, "diverged": 0, "running": 2, "elapsed_s": 8.1, "eta_s": 24.3, "final": false}
+// (eta_s null until a run has finished)
+static void progress_json(const sweep_pool* p, double elapsed, double eta, int final) {
+  char eta_text[32] = "null";
+  if (isfinite(eta)) snprintf(eta_text, sizeof(eta_text), "%.1f", eta);
+  printf("{\"done\": %d, \"total\": %d, \"failed\": %d, \"diverged\": %d, \"running\": %d, "
+         "\"elapsed_s\": %.1f, \"eta_s\": %s, \"final\": %s}\n",
+         p->already + p->finished, p->already + p->npending, p->failed, p->diverged, p->inflight,
+         elapsed, eta_text, final ? "true" : "false");
+  fflush(stdout);
+}
+
 // "[sweep] 12/48 done, 1 failed, ETA 1m23s"; called with the lock held
 static void progress(const sweep_pool* p, double started, int tty, int final) {
   char eta[32];
   int left = p->npending - p->finished;
   double elapsed = tf_clock() - started;
-  format_eta(p->finished > 0 ? elapsed / p->finished * left : NAN, eta, sizeof(eta));
+  double eta_s = p->finished > 0 ? elapsed / p->finished * left : NAN;
+  if (p->progress_json) {
+    progress_json(p, elapsed, final ? 0.0 : eta_s, final);
+    return;
+  }
+  format_eta(eta_s, eta, sizeof(eta));
   char diverged[32] = "";
   if (p->diverged) snprintf(diverged, sizeof(diverged), ", %d diverged", p->diverged);
   fprintf(stderr, "%s[sweep] %d/%d done, %d failed%s", tty ? "\r" : "", p->already + p->finished,
@@ -359,7 +398,7 @@ static void progress(const sweep_pool* p, double started, int tty, int final) {
 
 // runs the pool to the end (or to Ctrl-C); returns 0, or -1 when it could not start
 static int run_pool(sweep_pool* p, int jobs, const char* dir) {
-  int tty = isatty(STDERR_FILENO);
+  int tty = !p->progress_json && isatty(STDERR_FILENO);
   // only the main thread takes Ctrl-C: the workers start with it blocked
   sigset_t block, old;
   sigemptyset(&block);
@@ -425,7 +464,10 @@ static int run_pool(sweep_pool* p, int jobs, const char* dir) {
       fprintf(stderr, "%stightfit sweep: %s\n", tty ? "\r\033[K" : "", p->start_err);
     }
     double now = tf_clock();
-    if (tty ? p->finished != shown || now - last_log > 1.0 : now - last_log >= LOG_EVERY_S) {
+    // a line for each finished run as JSON (at most five a second), or to a terminal
+    int redraw = tty || p->progress_json ? p->finished != shown || now - last_log > 1.0
+                                         : now - last_log >= LOG_EVERY_S;
+    if (redraw) {
       progress(p, t0, tty, 0);
       shown = p->finished;
       last_log = now;
@@ -462,13 +504,39 @@ static void report_resume(const char* dir, const tf_results_done* done, int nrun
           npending);
 }
 
+// DIR/shards/K/shard.json: which part of which split the folder holds, for the merge. A
+// folder resumed under another split would mix runs of two splits: refused
+static int write_shard(const sweep_args* a, int nrun) {
+  char path[TF_PATH_MAX + 16];
+  snprintf(path, sizeof(path), "%s/%s", a->dir, TF_SHARD_FILE);
+  unsigned char* old = NULL;
+  size_t size = 0;
+  char err[TF_PATH_MAX + 256];
+  if (access(path, F_OK) == 0 && tf_file_read(&old, &size, path, 4096, err, sizeof(err)) == 0) {
+    cJSON* o = cJSON_ParseWithLength((const char*)old, size);
+    free(old);
+    const cJSON* of = cJSON_GetObjectItemCaseSensitive(o, "of");
+    int same = cJSON_IsNumber(of) && of->valuedouble == a->nshard;
+    cJSON_Delete(o);
+    if (!same) {
+      fprintf(stderr, "tightfit sweep: %s: this folder holds a shard of another split than %d/%d\n",
+              path, a->shard, a->nshard);
+      return -1;
+    }
+  }
+  char text[128];
+  int len = snprintf(text, sizeof(text), "{\"shard\": %d, \"of\": %d, \"runs\": %d}\n", a->shard,
+                     a->nshard, nrun);
+  return write_atomic(a->dir, TF_SHARD_FILE, text, (size_t)len);
+}
+
 // the sweep proper, once the plan is valid and the folder is ours; returns the exit status
 static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   int status = 0;
   int jobs = a->jobs > 0 ? a->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
   if (jobs < 1) jobs = 1;
-  if (write_atomic(a->out, "config.json", plan->source, plan->source_len) ||
-      write_machine(a->out, jobs)) {
+  if (write_atomic(a->dir, "config.json", plan->source, plan->source_len) ||
+      write_machine(a->dir, jobs)) {
     return TF_EXIT_FAIL;
   }
   const char** known = calloc(TF_SWEEP_MAX_TASKS * 64 + 1, sizeof(char*));
@@ -483,35 +551,44 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   char err[TF_PATH_MAX + 512];
   tf_results_done done;
   memset(&done, 0, sizeof(done));
-  if (a->resume && tf_results_recover(a->out, known, nknown, &done, err, sizeof(err))) {
+  if (a->resume && tf_results_recover(a->dir, known, nknown, &done, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: %s\n", err);
     free(known);
     free(pending);
     return TF_EXIT_FAIL;
   }
-  int npending = 0;
+  // a shard's runs are those whose id falls to it; the rest belong to the other shards
+  int nrun = 0, npending = 0;
   for (int i = 0; i < plan->nrun; i++) {
+    if (a->shard && tf_sweep_shard_of(plan->run[i].id, a->nshard) != a->shard) continue;
+    nrun++;
     if (!tf_results_done_has(&done, plan->run[i].id)) pending[npending++] = i;
   }
+  if (a->shard && write_shard(a, nrun)) {
+    tf_results_done_free(&done);
+    free(known);
+    free(pending);
+    return TF_EXIT_FAIL;
+  }
   if (a->resume) {
-    report_resume(a->out, &done, plan->nrun, npending);
+    report_resume(a->dir, &done, nrun, npending);
     // what an interrupted or crashed video left: its temporary file, an old thumbnail
-    int removed = tf_sweep_video_clean(a->out);
+    int removed = tf_sweep_video_clean(a->dir);
     if (removed > 0) {
       fprintf(stderr, "[sweep] resume: removed %d stale file%s from %s/videos\n", removed,
-              removed == 1 ? "" : "s", a->out);
+              removed == 1 ? "" : "s", a->dir);
     }
     // and a recording killed while its archive was being written (a second Ctrl-C)
-    removed = tf_sweep_record_clean(a->out);
+    removed = tf_sweep_record_clean(a->dir);
     if (removed > 0) {
       fprintf(stderr, "[sweep] resume: removed %d stale file%s from %s/record\n", removed,
-              removed == 1 ? "" : "s", a->out);
+              removed == 1 ? "" : "s", a->dir);
     }
   }
   tf_results_done_free(&done);
 
   // the folder the recordings go to, before any run: a sweep that cannot write them stops here
-  if (plan->recorded && tf_sweep_record_prepare(a->out, err, sizeof(err))) {
+  if (plan->recorded && tf_sweep_record_prepare(a->dir, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: record: %s\n", err);
     free(known);
     free(pending);
@@ -520,11 +597,12 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   sweep_pool p;
   memset(&p, 0, sizeof(p));
   p.plan = plan;
-  p.dir = a->out;
+  p.dir = a->dir;
   p.pending = pending;
   p.npending = npending;
-  p.already = plan->nrun - npending;
-  if (tf_results_open(&p.results, a->out, known, nknown, err, sizeof(err))) {
+  p.already = nrun - npending;
+  p.progress_json = a->progress_json;
+  if (tf_results_open(&p.results, a->dir, known, nknown, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: %s\n", err);
     free(known);
     free(pending);
@@ -536,8 +614,8 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   if (npending > 0) {
     int threads = jobs < npending ? jobs : npending;
     fprintf(stderr, "[sweep] %d run%s on %d thread%s -> %s\n", npending, npending == 1 ? "" : "s",
-            threads, threads == 1 ? "" : "s", a->out);
-    if (run_pool(&p, threads, a->out)) status = TF_EXIT_FAIL;
+            threads, threads == 1 ? "" : "s", a->dir);
+    if (run_pool(&p, threads, a->dir)) status = TF_EXIT_FAIL;
   }
   const char* missing = NULL;
   char first_missing[TF_METRIC_NAME] = "";
@@ -553,7 +631,7 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   // rows of another task brought metrics the first row's header lacks: widen the CSV now that
   // no row is being appended (while the sweep ran, its columns stayed put)
   int added = 0;
-  if (nmissing > 0 && tf_results_widen(a->out, &added, err, sizeof(err)) == 0) {
+  if (nmissing > 0 && tf_results_widen(a->dir, &added, err, sizeof(err)) == 0) {
     fprintf(stderr, "[sweep] results.csv: %d column%s added for metrics of later rows (%s%s)\n",
             added, added == 1 ? "" : "s", first_missing, added > 1 ? ", ..." : "");
   } else if (nmissing > 0) {
@@ -566,14 +644,18 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   }
   if (p.stop && p.next < p.npending) {
     fprintf(stderr, "[sweep] stopped: %d of %d runs done; rerun with --resume to finish\n",
-            p.already + p.finished, plan->nrun);
+            p.already + p.finished, nrun);
     return EXIT_INTERRUPTED;
   }
   if (p.nstart_failed > 1) {
     fprintf(stderr, "tightfit sweep: %d runs could not start (the first: %s)\n", p.nstart_failed,
             p.start_err);
   }
-  if (p.already + p.finished > 0) {
+  if (a->shard) {
+    // the videos and the report are the merge's: they need every shard's rows
+    fprintf(stderr, "[sweep] shard %d/%d: %d runs in %s; join the shards with: tightfit merge %s\n",
+            a->shard, a->nshard, p.already + p.finished, a->dir, a->out);
+  } else if (p.already + p.finished > 0) {
     // the videos the config asks for, before the report that embeds them
     tf_sweep_video video;
     if (tf_sweep_video_parse(&video, plan->video, err, sizeof(err)) == 0 && video.on) {
@@ -581,7 +663,7 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
       // every frame); --resume renders the videos again
       tf_cli_trap trap;
       video.options.cancel = tf_cli_trap_interrupts(&trap, 0);
-      int rendered = tf_sweep_video_render(&video, plan, a->out, err, sizeof(err));
+      int rendered = tf_sweep_video_render(&video, plan, a->dir, err, sizeof(err));
       tf_cli_release_interrupts(&trap);
       if (rendered < 0 && *video.options.cancel) {
         fprintf(stderr, "[sweep] interrupted during the videos; rerun with --resume to finish\n");
@@ -592,11 +674,11 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
         if (status == 0) status = TF_EXIT_FAIL;
       }
     }
-    if (tf_report_write(a->out, err, sizeof(err))) {
+    if (tf_report_write(a->dir, err, sizeof(err))) {
       fprintf(stderr, "tightfit sweep: report: %s\n", err);
       if (status == 0) status = TF_EXIT_FAIL;
     } else {
-      fprintf(stderr, "[sweep] report: %s/report.html\n", a->out);
+      fprintf(stderr, "[sweep] report: %s/report.html\n", a->dir);
     }
   }
   if (status == 0 && p.failed > 0) status = TF_EXIT_FAIL;
