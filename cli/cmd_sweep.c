@@ -28,6 +28,7 @@
 #include "results_file.h"
 #include "sweep_config.h"
 #include "sweep_lock.h"
+#include "sweep_pool.h"
 #include "sweep_record.h"
 #include "sweep_shard.h"
 #include "sweep_video.h"
@@ -37,8 +38,6 @@
 
 #define MAX_JOBS 1024
 #define EXIT_INTERRUPTED 130  // the shell's code for a command ended by Ctrl-C (128 + SIGINT)
-#define POLL_NS 200000000L    // the main thread checks for Ctrl-C and redraws 5 times a second
-#define LOG_EVERY_S 10.0      // progress lines when stderr is not a terminal
 
 typedef struct sweep_args {
   const char* config;
@@ -49,29 +48,6 @@ typedef struct sweep_args {
   int progress_json;     // --progress json: machine-readable progress lines on stdout
   char dir[TF_PATH_MAX];  // the folder the files go to: --out, or its shards/K
 } sweep_args;
-
-// the state the threads share; every field below `lock` is guarded by it
-typedef struct sweep_pool {
-  const tf_sweep_plan* plan;
-  const char* dir;     // the output folder (recordings go to DIR/record)
-  const int* pending;  // plan run indices still to run
-  int npending;
-  int already;  // runs finished by an earlier sweep into the same folder
-  pthread_mutex_t lock;
-  pthread_cond_t changed;
-  tf_results_file* results;
-  int next;      // the next pending run to hand out
-  int running;   // threads still working
-  int inflight;  // runs being computed
-  int finished, failed, diverged;
-  int stop;          // hand out no more runs (Ctrl-C or a write error)
-  int write_failed;  // the results files could not take a row: the sweep stops
-  char write_err[512];
-  int nstart_failed;    // runs tf_task_run refused (bad options it alone could see)
-  char start_err[640];  // "run ID: " and the runner's message (512)
-  int start_err_shown;
-  int progress_json;  // progress as JSON lines on stdout (--progress json)
-} sweep_pool;
 
 static int usage_error(const char* fmt, const char* arg) {
   fprintf(stderr, "tightfit sweep: ");
@@ -251,236 +227,6 @@ static int write_machine(const char* dir, int jobs) {
   return rc;
 }
 
-// ---- the pool
-
-// a row for a run tf_task_run refused: what was asked, so the row still says which run it is
-static void refused_row(tf_metrics* m, const tf_run_options* o, const tf_task_info* task) {
-  tf_metrics_clear(m);
-  tf_metrics_set_text(m, "task", o->task);
-  tf_metrics_set_text(m, "mode", o->mode == TF_MODE_ROBOT ? "robot" : "rig");
-  tf_metrics_set_text(m, "solver", tf_solver_name(o->physics.solver));
-  tf_metrics_set(m, "dt", o->physics.dt > 0 ? o->physics.dt : task->default_dt);
-  tf_metrics_set_int(m, "substeps", o->physics.substeps);
-  tf_metrics_set_int(m, "iterations", o->physics.iterations);
-  tf_metrics_set_int(m, "relinearize", o->physics.relinearize);
-  tf_metrics_set(m, "persist_tol", o->physics.persist_tol);
-  tf_metrics_set(m, "duration", o->duration > 0 ? o->duration : task->default_duration);
-  tf_metrics_set_int(m, "envs", o->envs);
-  tf_metrics_set_int(m, "seed", (long)o->seed);
-  for (int k = 0; k < o->nset; k++) {
-    char* end = NULL;
-    double x = strtod(o->set[k].value, &end);
-    if (end != o->set[k].value && *end == 0 && isfinite(x)) {
-      tf_metrics_set(m, o->set[k].key, x);
-    } else {
-      tf_metrics_set_text(m, o->set[k].key, o->set[k].value);
-    }
-  }
-  tf_metrics_set_text(m, "status", "failed");
-  tf_metrics_set_bool(m, "success", 0);
-}
-
-static void* worker(void* arg) {
-  sweep_pool* p = arg;
-  tf_metrics* m = malloc(sizeof(*m));
-  for (;;) {
-    pthread_mutex_lock(&p->lock);
-    if (!m && !p->write_failed) {
-      // a run without room for its row cannot be recorded: stop rather than skip it silently
-      snprintf(p->write_err, sizeof(p->write_err), "out of memory");
-      p->write_failed = p->stop = 1;
-    }
-    if (!m || p->stop || p->next >= p->npending) break;  // leaves the loop holding the lock
-    int i = p->pending[p->next++];
-    p->inflight++;
-    pthread_mutex_unlock(&p->lock);
-
-    tf_run_options o;
-    tf_sweep_run_options(p->plan, i, &o);
-    const tf_task_info* task = p->plan->task[p->plan->run[i].task];
-    char err[TF_PATH_MAX + 512] = "";
-    tf_metrics_clear(m);
-    int refused = 0, record_failed = 0;
-    if (p->plan->recorded && p->plan->recorded[i]) {
-      // the same run, watched step by step into DIR/record/<run_id>.npz
-      char path[TF_PATH_MAX];
-      int written = 0;
-      tf_sweep_record_path(p->dir, p->plan->run[i].id, path, sizeof(path));
-      int rc = tf_record_run(&o, path, NULL, m, &written, err, sizeof(err));
-      refused = rc == TF_RECORD_REFUSED;
-      record_failed = rc == TF_RECORD_FAILED;
-    } else {
-      refused = tf_task_run(&o, m, err, sizeof(err)) != 0;
-    }
-    if (refused) refused_row(m, &o, task);
-    char* command = tf_sweep_run_command(p->plan, i);
-    const char* status = tf_metrics_text(m, "status");
-
-    pthread_mutex_lock(&p->lock);
-    p->inflight--;
-    if (record_failed && !p->write_failed) {
-      // a recording that cannot be written (a full disk) stops the sweep like a row that
-      // cannot be: the run has no row, so --resume runs it again
-      // err may hold a long path: cut to what write_err holds, as every other message here
-      snprintf(p->write_err, sizeof(p->write_err), "run %s: record: %.400s", p->plan->run[i].id,
-               err);
-      p->write_failed = 1;
-      p->stop = 1;
-    } else if (!p->write_failed) {
-      tf_results_row row = {p->plan->run[i].id, command, refused ? err : NULL, m};
-      if (tf_results_append(p->results, &row, p->write_err, sizeof(p->write_err))) {
-        p->write_failed = 1;
-        p->stop = 1;
-      } else {
-        p->finished++;
-        if (refused || (status && strcmp(status, "failed") == 0)) p->failed++;
-        if (status && strcmp(status, "diverged") == 0) p->diverged++;
-        if (refused && p->nstart_failed++ == 0) {
-          snprintf(p->start_err, sizeof(p->start_err), "run %s: %.560s", p->plan->run[i].id, err);
-        }
-      }
-    }
-    pthread_cond_broadcast(&p->changed);
-    pthread_mutex_unlock(&p->lock);
-    free(command);
-  }
-  p->running--;
-  pthread_cond_broadcast(&p->changed);
-  pthread_mutex_unlock(&p->lock);
-  free(m);
-  return NULL;
-}
-
-static void format_eta(double s, char* out, size_t n) {
-  if (!isfinite(s) || s < 0) {
-    snprintf(out, n, "--");
-  } else if (s >= 3600) {
-    snprintf(out, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
-  } else if (s >= 60) {
-    snprintf(out, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
-  } else {
-    snprintf(out, n, "%ds", (int)ceil(s));
-  }
-}
-
-// one JSON object per line for schedulers and dashboards: {"done": 12, "total": 48,
-// "failed": 1, "diverged": 0, "running": 2, "elapsed_s": 8.1, "eta_s": 24.3, "final": false}
-// (eta_s null until a run has finished)
-static void progress_json(const sweep_pool* p, double elapsed, double eta, int final) {
-  char eta_text[32] = "null";
-  if (isfinite(eta)) snprintf(eta_text, sizeof(eta_text), "%.1f", eta);
-  printf("{\"done\": %d, \"total\": %d, \"failed\": %d, \"diverged\": %d, \"running\": %d, "
-         "\"elapsed_s\": %.1f, \"eta_s\": %s, \"final\": %s}\n",
-         p->already + p->finished, p->already + p->npending, p->failed, p->diverged, p->inflight,
-         elapsed, eta_text, final ? "true" : "false");
-  fflush(stdout);
-}
-
-// "[sweep] 12/48 done, 1 failed, ETA 1m23s"; called with the lock held
-static void progress(const sweep_pool* p, double started, int tty, int final) {
-  char eta[32];
-  int left = p->npending - p->finished;
-  double elapsed = tf_clock() - started;
-  double eta_s = p->finished > 0 ? elapsed / p->finished * left : NAN;
-  if (p->progress_json) {
-    progress_json(p, elapsed, final ? 0.0 : eta_s, final);
-    return;
-  }
-  format_eta(eta_s, eta, sizeof(eta));
-  char diverged[32] = "";
-  if (p->diverged) snprintf(diverged, sizeof(diverged), ", %d diverged", p->diverged);
-  fprintf(stderr, "%s[sweep] %d/%d done, %d failed%s", tty ? "\r" : "", p->already + p->finished,
-          p->already + p->npending, p->failed, diverged);
-  if (!final) fprintf(stderr, ", ETA %s", eta);
-  fprintf(stderr, "%s%s", tty ? "\033[K" : "", final || !tty ? "\n" : "");
-  fflush(stderr);
-}
-
-// runs the pool to the end (or to Ctrl-C); returns 0, or -1 when it could not start
-static int run_pool(sweep_pool* p, int jobs, const char* dir) {
-  int tty = !p->progress_json && isatty(STDERR_FILENO);
-  // only the main thread takes Ctrl-C: the workers start with it blocked
-  sigset_t block, old;
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
-  tf_cli_trap trap;
-  pthread_sigmask(SIG_BLOCK, &block, &old);
-  // Ctrl-C counted: the first stops starting runs, the second drops those in flight
-  const volatile sig_atomic_t* interrupts = tf_cli_trap_interrupts(&trap, 1);
-
-  pthread_t* threads = calloc((size_t)jobs, sizeof(pthread_t));
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, (size_t)16 << 20);  // the runner keeps arrays on its stack
-  int started = 0;
-  pthread_mutex_lock(&p->lock);
-  for (; threads && started < jobs; started++) {
-    if (pthread_create(&threads[started], &attr, worker, p) != 0) break;
-    p->running++;
-  }
-  pthread_mutex_unlock(&p->lock);
-  pthread_attr_destroy(&attr);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (started == 0) {
-    fprintf(stderr, "tightfit sweep: cannot start a thread\n");
-    free(threads);
-    tf_cli_release_interrupts(&trap);
-    return -1;
-  }
-
-  double t0 = tf_clock(), last_log = t0;
-  int announced = 0, shown = -1;
-  pthread_mutex_lock(&p->lock);
-  while (p->running > 0) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += POLL_NS;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(&p->changed, &p->lock, &until);
-    if (*interrupts >= 1 && !announced) {
-      announced = 1;
-      p->stop = 1;
-      fprintf(stderr,
-              "\n[sweep] interrupted: finishing %d run%s in flight (Ctrl-C again drops %s)\n",
-              p->inflight, p->inflight == 1 ? "" : "s", p->inflight == 1 ? "it" : "them");
-    }
-    if (*interrupts >= 2) {
-      // holding the lock: no row is being written, and none will be
-      char err[512];
-      int nfinished = p->already + p->finished;
-      tf_results_close(p->results, err, sizeof(err));
-      fprintf(stderr,
-              "\n[sweep] dropped %d run%s in flight; %s holds %d finished runs; rerun with "
-              "--resume to finish\n",
-              p->inflight, p->inflight == 1 ? "" : "s", dir, nfinished);
-      _exit(EXIT_INTERRUPTED);
-    }
-    if (p->nstart_failed > 0 && !p->start_err_shown) {
-      p->start_err_shown = 1;
-      fprintf(stderr, "%stightfit sweep: %s\n", tty ? "\r\033[K" : "", p->start_err);
-    }
-    double now = tf_clock();
-    // a line for each finished run as JSON (at most five a second), or to a terminal
-    int redraw = tty || p->progress_json ? p->finished != shown || now - last_log > 1.0
-                                         : now - last_log >= LOG_EVERY_S;
-    if (redraw) {
-      progress(p, t0, tty, 0);
-      shown = p->finished;
-      last_log = now;
-    }
-  }
-  progress(p, t0, tty, 1);
-  pthread_mutex_unlock(&p->lock);
-  for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
-  free(threads);
-  tf_cli_release_interrupts(&trap);
-  return 0;
-}
-
 // ---- the command
 
 static void report_resume(const char* dir, const tf_results_done* done, int nrun, int npending) {
@@ -594,28 +340,27 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
     free(pending);
     return TF_EXIT_FAIL;
   }
-  sweep_pool p;
-  memset(&p, 0, sizeof(p));
-  p.plan = plan;
-  p.dir = a->dir;
-  p.pending = pending;
-  p.npending = npending;
-  p.already = nrun - npending;
-  p.progress_json = a->progress_json;
-  if (tf_results_open(&p.results, a->dir, known, nknown, err, sizeof(err))) {
+  tf_results_file* results = NULL;
+  if (tf_results_open(&results, a->dir, known, nknown, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: %s\n", err);
     free(known);
     free(pending);
     return TF_EXIT_FAIL;
   }
   free(known);
-  pthread_mutex_init(&p.lock, NULL);
-  pthread_cond_init(&p.changed, NULL);
+  tf_sweep_pool p;
+  if (tf_sweep_pool_init(&p, plan, a->dir, pending, npending, nrun - npending, results)) {
+    fprintf(stderr, "tightfit sweep: out of memory\n");
+    tf_results_close(results, err, sizeof(err));
+    free(pending);
+    return TF_EXIT_FAIL;
+  }
+  p.progress_json = a->progress_json;
   if (npending > 0) {
     int threads = jobs < npending ? jobs : npending;
     fprintf(stderr, "[sweep] %d run%s on %d thread%s -> %s\n", npending, npending == 1 ? "" : "s",
             threads, threads == 1 ? "" : "s", a->dir);
-    if (run_pool(&p, threads, a->dir)) status = TF_EXIT_FAIL;
+    if (tf_sweep_pool_run(&p, threads, NULL, NULL)) status = TF_EXIT_FAIL;
   }
   const char* missing = NULL;
   char first_missing[TF_METRIC_NAME] = "";
@@ -625,8 +370,7 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
     fprintf(stderr, "tightfit sweep: %s\n", err);
     status = TF_EXIT_FAIL;
   }
-  pthread_cond_destroy(&p.changed);
-  pthread_mutex_destroy(&p.lock);
+  tf_sweep_pool_destroy(&p);
   free(pending);
   // rows of another task brought metrics the first row's header lacks: widen the CSV now that
   // no row is being appended (while the sweep ran, its columns stayed put)
@@ -642,7 +386,7 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
     fprintf(stderr, "tightfit sweep: %s; stopped (rerun with --resume)\n", p.write_err);
     return TF_EXIT_FAIL;
   }
-  if (p.stop && p.next < p.npending) {
+  if (p.stop && p.finished < p.npending) {
     fprintf(stderr, "[sweep] stopped: %d of %d runs done; rerun with --resume to finish\n",
             p.already + p.finished, nrun);
     return EXIT_INTERRUPTED;
