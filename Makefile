@@ -30,6 +30,15 @@ TIMERS ?= 1
 CFLAGS := $(CFLAGS_BASE) $(OPT) $(SAN) -DTF_TIMERS=$(TIMERS)
 # --as-needed: a binary loads only the libraries it calls (the test suites do not load libav)
 LDLIBS := -Wl,--as-needed $(PKG_LIBS) -lm -lpthread
+# MPI sweeps (cli/sweep_mpi.c, docs/cluster.md): when OpenMPI's mpicc is on PATH (Debian's
+# libopenmpi-dev, which scripts/deps.sh installs), that one file is compiled with MPI's
+# headers and the CLI links libmpi; without mpicc, or with MPI=0, it compiles to a stand-in
+# that refuses a launch of several ranks, and everything else is the same
+MPI ?= $(if $(shell command -v mpicc 2>/dev/null),1,0)
+ifeq ($(MPI),1)
+MPI_CFLAGS := -DTF_HAVE_MPI $(patsubst -I%,-isystem %,$(shell mpicc --showme:compile))
+MPI_LIBS := $(shell mpicc --showme:link)
+endif
 DEPFLAGS = -MMD -MP
 
 ENGINE_SRC := $(wildcard engine/*.c)
@@ -177,9 +186,11 @@ $(RENDER_LIB): $(call obj,$(RENDER_SRC))
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
 
+$(BUILD)/obj/cli/sweep_mpi.o: CFLAGS += $(MPI_CFLAGS)
+
 $(CLI_BIN): $(call obj,$(CLI_SRC)) $(LIBS)
 	@echo "ld $@"
-	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(MPI_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIBS)
 	@mkdir -p $(dir $@)
@@ -241,11 +252,14 @@ PY_CHECK_LIB := $(if $(SAN),,$(PY_LIB))
 SAN_EXCLUDED := $(if $(SAN),$(BUILD)/tests/tasks/test_vec_env_alloc)
 comma := ,
 CHECK_BINS := $(filter-out $(SAN_EXCLUDED),$(TEST_BINS))
+# the cluster tests (docs/cluster.md) run the CLI under mpirun and a Slurm of their own; not
+# under the sanitizers (OpenMPI's and Slurm's own allocations are not ours to check)
+CLUSTER_TESTS := $(if $(SAN),,scripts/test_mpi.sh scripts/test_slurm.sh)
 check: $(CLI_BIN) $(CHECK_BINS) $(GOLDEN_NOPGO) $(PY_CHECK_LIB)
-	@$(if $(SAN_EXCLUDED),echo "not run under the sanitizers: $(SAN_EXCLUDED) (it replaces malloc)$(comma) and the pytest suite (the interpreter would need their runtime preloaded)";)
+	@$(if $(SAN_EXCLUDED),echo "not run under the sanitizers: $(SAN_EXCLUDED) (it replaces malloc)$(comma) the pytest suite (the interpreter would need their runtime preloaded)$(comma) and the MPI and Slurm tests";)
 	@TIGHTFIT_BIN=$(CLI_BIN) VALGRIND=$(VALGRIND) MOVED_TREE=$(MOVED_TREE) \
 	  PYTHON=$(PYTHON) PYTEST_LIB=$(PY_CHECK_LIB) \
-	  bash scripts/run_tests.sh $(CHECK_BINS) $(GOLDEN_NOPGO)
+	  bash scripts/run_tests.sh $(CHECK_BINS) $(GOLDEN_NOPGO) $(CLUSTER_TESTS)
 
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
@@ -259,11 +273,12 @@ bench: deps
 # each benchmark's JSON goes to stdout and to bench/results/<bench>.json (written whole or
 # not at all); `make measured` turns the task runs' into docs/measured.md's speed table
 # (and bench/bench_python.py: the Python package's overhead per batched step, the same way)
-bench-run: $(BENCH_BINS) $(PY_LIB)
+bench-run: $(BENCH_BINS) $(PY_LIB) $(CLI_BIN)
 	@mkdir -p bench/results
-	@for b in $(BENCH_BINS) bench/bench_python.py; do \
-	  out=bench/results/$$(basename $$b .py).json; \
-	  case $$b in *.py) run="env TIGHTFIT_LIB=$(PY_LIB) $(PYTHON) $$b" ;; *) run=$$b ;; esac; \
+	@for b in $(BENCH_BINS) bench/bench_python.py bench/bench_mpi.sh; do \
+	  out=bench/results/$$(basename $$(basename $$b .py) .sh).json; \
+	  case $$b in *.py) run="env TIGHTFIT_LIB=$(PY_LIB) $(PYTHON) $$b" ;; \
+	    *.sh) run="env TIGHTFIT_BIN=$(abspath $(CLI_BIN)) bash $$b" ;; *) run=$$b ;; esac; \
 	  if $$run > $$out.tmp; then cat $$out.tmp; mv $$out.tmp $$out; \
 	  else cat $$out.tmp; rm -f $$out.tmp; exit 1; fi; \
 	done
@@ -307,16 +322,28 @@ $(FUZZ_MJCF_BIN): fuzz/fuzz_mjcf.c $(ENGINE_SRC) $(ASSETS_SRC) $(wildcard engine
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  fuzz/fuzz_mjcf.c $(ENGINE_SRC) $(ASSETS_SRC) -o $@ $(LDLIBS)
 
+# the URDF loader the same way, its arms built with the hand as robot mode builds them
+FUZZ_URDF_BIN := $(BUILD)/fuzz/fuzz_urdf
+
+$(FUZZ_URDF_BIN): fuzz/fuzz_urdf.c $(ENGINE_SRC) $(ASSETS_SRC) $(wildcard engine/*.h assets/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -g -O1 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+	  -D_DEFAULT_SOURCE $(PKG_CFLAGS) -Iengine -Iassets \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  fuzz/fuzz_urdf.c $(ENGINE_SRC) $(ASSETS_SRC) -o $@ $(LDLIBS)
+
 fuzz:
 	@bash scripts/deps.sh fuzz
 	@$(MAKE) --no-print-directory fuzz-run
 
-fuzz-run: $(FUZZ_BIN) $(FUZZ_MJCF_BIN)
-	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus_mjcf
+fuzz-run: $(FUZZ_BIN) $(FUZZ_MJCF_BIN) $(FUZZ_URDF_BIN)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus_mjcf $(BUILD)/fuzz/corpus_urdf
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -max_len=65536 -dict=fuzz/mesh.dict \
 	  -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus fuzz/corpus
 	$(FUZZ_MJCF_BIN) -max_total_time=$(FUZZ_TIME) -max_len=65536 -dict=fuzz/mjcf.dict \
 	  -artifact_prefix=$(BUILD)/fuzz/mjcf- $(BUILD)/fuzz/corpus_mjcf fuzz/corpus_mjcf
+	$(FUZZ_URDF_BIN) -max_total_time=$(FUZZ_TIME) -max_len=65536 -dict=fuzz/urdf.dict \
+	  -artifact_prefix=$(BUILD)/fuzz/urdf- $(BUILD)/fuzz/corpus_urdf fuzz/corpus_urdf
 
 clean:
 	rm -rf build out/demo

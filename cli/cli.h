@@ -16,6 +16,7 @@ int tf_cmd_asset(int argc, char** argv);
 int tf_cmd_export(int argc, char** argv);
 int tf_cmd_sweep(int argc, char** argv);
 int tf_cmd_report(int argc, char** argv);
+int tf_cmd_merge(int argc, char** argv);
 
 // writes the top-level usage to f
 void tf_cli_usage(FILE* f);

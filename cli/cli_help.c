@@ -36,6 +36,8 @@ void tf_cli_usage(FILE* f) {
           "                      write a task's scene as a MuJoCo model (DIR/model.xml)\n"
           "  sweep CONFIG.json --out DIR [--jobs N] [--resume] [--force]\n"
           "                      run a JSON grid of task runs into DIR/results.csv, .jsonl\n"
+          "  merge DIR           join the finished shards of a sweep (--shard K/N) in\n"
+          "                      DIR/shards/ into DIR's results, videos and report.html\n"
           "  report DIR [--json] write DIR/report.html (table, plots, videos) from a sweep's\n"
           "                      results.jsonl; prints the path written\n"
           "  list [--json]       scenes, gates, solvers, integrators, joints, actuators\n"
@@ -102,6 +104,8 @@ static const char export_help[] =
 
 static const char sweep_help[] =
     "usage: tightfit sweep CONFIG.json --out DIR [--jobs N] [--resume] [--force]\n"
+    "                      [--shard K/N] [--progress human|json] [--rank-timeout S]\n"
+    "       mpirun -np N tightfit sweep CONFIG.json --out DIR [...]\n"
     "\n"
     "Runs every combination of a JSON grid and writes one row per run to DIR/results.csv\n"
     "and DIR/results.jsonl, then DIR/report.html. CONFIG.json:\n"
@@ -115,6 +119,13 @@ static const char sweep_help[] =
     "  --jobs N   runs at once (default: one per core)\n"
     "  --resume   continue the sweep in DIR: skip the runs results.jsonl already has\n"
     "  --force    start over in DIR: delete its results files first\n"
+    "  --shard K/N  run only the K-th of N fixed parts (by run id) into DIR/shards/K, for a\n"
+    "             job array; `tightfit merge DIR` joins the finished parts\n"
+    "  --progress json  one JSON progress object per line on stdout, for schedulers\n"
+    "  --rank-timeout S  under mpirun: a rank silent this long (default 30 s) is taken as\n"
+    "             dead and its runs are run again elsewhere (mpirun --enable-recovery)\n"
+    "Under mpirun, rank 0 writes DIR and the other ranks run what it hands them, --jobs\n"
+    "threads each: the same files and rows as one machine (docs/cluster.md).\n"
     "One sweep at a time may use DIR (a second one is refused while the first runs).\n";
 
 static const char report_help[] =
@@ -122,6 +133,19 @@ static const char report_help[] =
     "\n"
     "Writes DIR/report.html (table, plots, videos) from a sweep's results.jsonl and prints its\n"
     "path (--json: the path, run counts, plots drawn and skipped lines).\n";
+
+static const char merge_help[] =
+    "usage: tightfit merge DIR\n"
+    "\n"
+    "Joins the shards of a sweep run as N parts (tightfit sweep CONFIG --out DIR --shard K/N,\n"
+    "in DIR/shards/1 .. DIR/shards/N) into DIR: results.jsonl (the shards' rows as written,\n"
+    "in the config's run order), results.csv, config.json, machine.json (every shard's, and\n"
+    "their hosts), record/, the config's videos and report.html, as one sweep would write\n"
+    "them, timings aside. Merging again gives the same files.\n"
+    "Nothing is written unless every shard of the split is there and finished, all of one\n"
+    "split and one config (byte for byte, and the config DIR already holds); each problem\n"
+    "is one line naming the shard and the command that fixes it.\n"
+    "Exit status: 0 merged, 1 a file could not be written, 2 a check failed or bad usage.\n";
 
 static const char list_help[] =
     "usage: tightfit list [--json]\n"
@@ -135,7 +159,7 @@ int tf_cli_help(const char* command, FILE* f) {
     const char* text;
   } help[] = {{"run", run_help},     {"validate", validate_help}, {"video", video_help},
               {"asset", asset_help}, {"sweep", sweep_help},       {"report", report_help},
-              {"list", list_help},   {"export", export_help}};
+              {"list", list_help},   {"export", export_help},     {"merge", merge_help}};
   for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++) {
     if (strcmp(command, help[i].name) == 0) {
       fputs(help[i].text, f);

@@ -28,6 +28,7 @@
 #include "results_file.h"
 #include "sweep_config.h"
 #include "sweep_lock.h"
+#include "sweep_mpi.h"
 #include "sweep_pool.h"
 #include "sweep_record.h"
 #include "sweep_shard.h"
@@ -37,6 +38,7 @@
 #include "json_exact.h"
 
 #define MAX_JOBS 1024
+#define DEFAULT_RANK_TIMEOUT_S 30.0  // MPI: a rank signs life each second; 30 s allows a busy host
 #define EXIT_INTERRUPTED 130  // the shell's code for a command ended by Ctrl-C (128 + SIGINT)
 
 typedef struct sweep_args {
@@ -46,6 +48,7 @@ typedef struct sweep_args {
   int resume, force;
   int shard, nshard;     // --shard K/N: this is part K of N (0 / 0: the whole sweep)
   int progress_json;     // --progress json: machine-readable progress lines on stdout
+  double rank_timeout;   // MPI: seconds of silence after which a rank counts as dead
   char dir[TF_PATH_MAX];  // the folder the files go to: --out, or its shards/K
 } sweep_args;
 
@@ -58,6 +61,7 @@ static int usage_error(const char* fmt, const char* arg) {
 
 static int parse_args(int argc, char** argv, sweep_args* a) {
   memset(a, 0, sizeof(*a));
+  a->rank_timeout = DEFAULT_RANK_TIMEOUT_S;
   for (int i = 0; i < argc; i++) {
     const char* opt = argv[i];
     if (strcmp(opt, "--resume") == 0) {
@@ -65,13 +69,18 @@ static int parse_args(int argc, char** argv, sweep_args* a) {
     } else if (strcmp(opt, "--force") == 0) {
       a->force = 1;
     } else if (strcmp(opt, "--out") == 0 || strcmp(opt, "--jobs") == 0 ||
-               strcmp(opt, "--shard") == 0 || strcmp(opt, "--progress") == 0) {
+               strcmp(opt, "--shard") == 0 || strcmp(opt, "--progress") == 0 ||
+               strcmp(opt, "--rank-timeout") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a value", opt);
       const char* value = argv[++i];
       if (strcmp(opt, "--shard") == 0) {
         char err[256];
         if (tf_sweep_shard_parse(value, &a->shard, &a->nshard, err, sizeof(err))) {
           fprintf(stderr, "tightfit sweep: %s\n", err);
+          return TF_EXIT_USAGE;
+        }
+      } else if (strcmp(opt, "--rank-timeout") == 0) {
+        if (tf_cli_parse_number("--rank-timeout", value, 0.1, 86400, &a->rank_timeout)) {
           return TF_EXIT_USAGE;
         }
       } else if (strcmp(opt, "--progress") == 0) {
@@ -182,13 +191,15 @@ static int write_atomic(const char* dir, const char* name, const char* text, siz
 }
 
 // DIR/machine.json: where and with what the numbers were made, for the report
-static int write_machine(const char* dir, int jobs) {
+// (hosts: each rank's host, rank 0's first; one entry without MPI)
+static int write_machine(const char* dir, int jobs, char (*hosts)[TF_MPI_HOST_LEN], int nrank) {
   cJSON* o = cJSON_CreateObject();
-  char host[256] = "";
-  if (gethostname(host, sizeof(host) - 1) != 0) snprintf(host, sizeof(host), "unknown");
-  cJSON_AddStringToObject(o, "hostname", host);
+  cJSON_AddStringToObject(o, "hostname", hosts[0]);
   cJSON_AddNumberToObject(o, "cores", (double)sysconf(_SC_NPROCESSORS_ONLN));
   cJSON_AddNumberToObject(o, "jobs", jobs);
+  cJSON_AddNumberToObject(o, "ranks", nrank);
+  cJSON* list = cJSON_AddArrayToObject(o, "hosts");
+  for (int r = 0; r < nrank; r++) cJSON_AddItemToArray(list, cJSON_CreateString(hosts[r]));
   cJSON_AddStringToObject(o, "tightfit_version", TF_VERSION);
 #if defined(__clang__)
   cJSON_AddStringToObject(o, "compiler", "clang " __clang_version__);
@@ -250,26 +261,31 @@ static void report_resume(const char* dir, const tf_results_done* done, int nrun
           npending);
 }
 
-// DIR/shards/K/shard.json: which part of which split the folder holds, for the merge. A
-// folder resumed under another split would mix runs of two splits: refused
-static int write_shard(const sweep_args* a, int nrun) {
+// a shard folder resumed under another split would mix runs of two splits: refused before
+// anything in it is written; returns 0 or TF_EXIT_USAGE
+static int check_shard(const sweep_args* a) {
   char path[TF_PATH_MAX + 16];
   snprintf(path, sizeof(path), "%s/%s", a->dir, TF_SHARD_FILE);
+  if (!a->shard || access(path, F_OK) != 0) return 0;
   unsigned char* old = NULL;
   size_t size = 0;
   char err[TF_PATH_MAX + 256];
-  if (access(path, F_OK) == 0 && tf_file_read(&old, &size, path, 4096, err, sizeof(err)) == 0) {
+  int same = 0;
+  if (tf_file_read(&old, &size, path, 4096, err, sizeof(err)) == 0) {
     cJSON* o = cJSON_ParseWithLength((const char*)old, size);
-    free(old);
     const cJSON* of = cJSON_GetObjectItemCaseSensitive(o, "of");
-    int same = cJSON_IsNumber(of) && of->valuedouble == a->nshard;
+    same = cJSON_IsNumber(of) && of->valuedouble == a->nshard;
     cJSON_Delete(o);
-    if (!same) {
-      fprintf(stderr, "tightfit sweep: %s: this folder holds a shard of another split than %d/%d\n",
-              path, a->shard, a->nshard);
-      return -1;
-    }
+    free(old);
   }
+  if (same) return 0;
+  fprintf(stderr, "tightfit sweep: %s: this folder holds a shard of another split than %d/%d\n",
+          path, a->shard, a->nshard);
+  return TF_EXIT_USAGE;
+}
+
+// DIR/shards/K/shard.json: which part of which split the folder holds, for the merge
+static int write_shard(const sweep_args* a, int nrun) {
   char text[128];
   int len = snprintf(text, sizeof(text), "{\"shard\": %d, \"of\": %d, \"runs\": %d}\n", a->shard,
                      a->nshard, nrun);
@@ -277,12 +293,13 @@ static int write_shard(const sweep_args* a, int nrun) {
 }
 
 // the sweep proper, once the plan is valid and the folder is ours; returns the exit status
-static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
+static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan, tf_sweep_mpi* mpi,
+                        char (*hosts)[TF_MPI_HOST_LEN], int nrank) {
   int status = 0;
   int jobs = a->jobs > 0 ? a->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
   if (jobs < 1) jobs = 1;
   if (write_atomic(a->dir, "config.json", plan->source, plan->source_len) ||
-      write_machine(a->dir, jobs)) {
+      write_machine(a->dir, jobs, hosts, nrank)) {
     return TF_EXIT_FAIL;
   }
   const char** known = calloc(TF_SWEEP_MAX_TASKS * 64 + 1, sizeof(char*));
@@ -358,10 +375,15 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   p.progress_json = a->progress_json;
   if (npending > 0) {
     int threads = jobs < npending ? jobs : npending;
-    fprintf(stderr, "[sweep] %d run%s on %d thread%s -> %s\n", npending, npending == 1 ? "" : "s",
-            threads, threads == 1 ? "" : "s", a->dir);
-    if (tf_sweep_pool_run(&p, threads, NULL, NULL)) status = TF_EXIT_FAIL;
+    char ranks[64] = "";
+    if (nrank > 1) snprintf(ranks, sizeof(ranks), "%d ranks x ", nrank);
+    fprintf(stderr, "[sweep] %d run%s on %s%d thread%s -> %s\n", npending, npending == 1 ? "" : "s",
+            ranks, threads, threads == 1 ? "" : "s", a->dir);
+    if (tf_sweep_pool_run(&p, threads, mpi ? tf_sweep_mpi_serve : NULL, mpi)) {
+      status = TF_EXIT_FAIL;
+    }
   }
+  tf_sweep_mpi_drain(mpi, &p);
   const char* missing = NULL;
   char first_missing[TF_METRIC_NAME] = "";
   int nmissing = tf_results_csv_missing(p.results, &missing);
@@ -429,11 +451,22 @@ static int sweep_locked(const sweep_args* a, const tf_sweep_plan* plan) {
   return status;
 }
 
-// the sweep under DIR/.lock
-static int sweep(const sweep_args* a, const tf_sweep_plan* plan) {
+// the sweep under DIR/.lock; with MPI, the other ranks learn whether it goes ahead
+static int sweep(const sweep_args* a, const tf_sweep_plan* plan, tf_sweep_mpi* mpi, int nrank) {
   int lock_fd = -1;
   int status = prepare_folder(a, &lock_fd);
-  if (status == 0) status = sweep_locked(a, plan);
+  if (status == 0) status = check_shard(a);
+  char(*hosts)[TF_MPI_HOST_LEN] = calloc((size_t)nrank, TF_MPI_HOST_LEN);
+  if (!hosts && status == 0) {
+    fprintf(stderr, "tightfit sweep: out of memory\n");
+    status = TF_EXIT_FAIL;
+  }
+  if (tf_sweep_mpi_share(mpi, status, plan->source, plan->source_len, hosts) && status == 0) {
+    fprintf(stderr, "tightfit sweep: MPI could not send the config to the other ranks\n");
+    status = TF_EXIT_FAIL;
+  }
+  if (status == 0) status = sweep_locked(a, plan, mpi, hosts, nrank);
+  free(hosts);
   if (lock_fd >= 0) close(lock_fd);  // releases the lock
   return status;
 }
@@ -447,8 +480,21 @@ int tf_cmd_sweep(int argc, char** argv) {
   for (int i = 0; i < tf_task_count() && ntasks < (int)(sizeof(tasks) / sizeof(tasks[0])); i++) {
     tasks[ntasks++] = tf_task_at(i);
   }
-  tf_sweep_plan plan;
+  // under mpirun: rank 0 is the sweep, the others run what it hands them
+  tf_sweep_mpi* mpi = NULL;
+  int rank = 0, nrank = 1;
   char err[TF_CONFIG_ERRORS_TEXT];
+  if (tf_sweep_mpi_start(&mpi, &rank, &nrank, a.rank_timeout, err, sizeof(err))) {
+    fprintf(stderr, "tightfit sweep: %s\n", err);
+    return TF_EXIT_USAGE;
+  }
+  if (rank > 0) {
+    status = tf_sweep_mpi_worker(mpi, a.jobs > 0 ? a.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN),
+                                 tasks, ntasks);
+    tf_sweep_mpi_end(mpi);
+    return status;
+  }
+  tf_sweep_plan plan;
   // every problem in the config is reported before the folder is touched or anything runs,
   // one line each
   if (tf_sweep_plan_load(&plan, a.config, tasks, ntasks, err, sizeof(err))) {
@@ -457,6 +503,8 @@ int tf_cmd_sweep(int argc, char** argv) {
       if (next) *next++ = 0;
       fprintf(stderr, "tightfit sweep: %s\n", line);
     }
+    tf_sweep_mpi_share(mpi, TF_EXIT_USAGE, NULL, 0, NULL);
+    tf_sweep_mpi_end(mpi);
     return TF_EXIT_USAGE;
   }
   // a safety net: the config check above already checked the video settings
@@ -464,9 +512,12 @@ int tf_cmd_sweep(int argc, char** argv) {
   if (tf_sweep_video_parse(&video, plan.video, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: %s: %s\n", a.config, err);
     tf_sweep_plan_free(&plan);
+    tf_sweep_mpi_share(mpi, TF_EXIT_USAGE, NULL, 0, NULL);
+    tf_sweep_mpi_end(mpi);
     return TF_EXIT_USAGE;
   }
-  status = sweep(&a, &plan);
+  status = sweep(&a, &plan, mpi, nrank);
   tf_sweep_plan_free(&plan);
+  tf_sweep_mpi_end(mpi);
   return status;
 }

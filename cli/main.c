@@ -46,9 +46,9 @@ int main(int argc, char** argv) {
   static const struct {
     const char* name;
     int (*fn)(int argc, char** argv);
-  } commands[] = {{"run", tf_cmd_run},     {"list", tf_cmd_list},    {"validate", tf_cmd_validate},
-                  {"asset", tf_cmd_asset}, {"sweep", tf_cmd_sweep},  {"report", tf_cmd_report},
-                  {"video", tf_cmd_video}, {"export", tf_cmd_export}};
+  } commands[] = {{"run", tf_cmd_run},     {"list", tf_cmd_list},     {"validate", tf_cmd_validate},
+                  {"asset", tf_cmd_asset}, {"sweep", tf_cmd_sweep},   {"report", tf_cmd_report},
+                  {"video", tf_cmd_video}, {"export", tf_cmd_export}, {"merge", tf_cmd_merge}};
   if (argc < 2) {
     fprintf(stderr, "tightfit: no command given (see tightfit --help)\n");
     return TF_EXIT_USAGE;
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   }
   fprintf(stderr,
           "tightfit: unknown command '%s' (valid: run, validate, video, asset, export, sweep, "
-          "report, list; see tightfit --help)\n",
+          "merge, report, list; see tightfit --help)\n",
           cmd);
   return TF_EXIT_USAGE;
 }

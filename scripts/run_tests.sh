@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs every cmocka suite given on the command line, then the Python package's pytest suite
-# and the CLI's leak check under valgrind, and closes with one "N passed, N failed" line
-# counting individual tests.
+# Runs every cmocka suite given on the command line (and script suites, scripts/test_*.sh,
+# which print one cmocka-like OK / FAILED / SKIPPED line per test), then the Python
+# package's pytest suite and the CLI's leak check under valgrind, and closes with one
+# "N passed, N failed" line counting individual tests.
 set -u
 passed=0
 failed=0
+skipped=0
 failed_suites=()
 # suites run TEST_JOBS at a time (default: the cores, at most 4), each into its own log,
 # printed and counted in the order given once it is done, so the output reads as a serial
@@ -24,7 +26,11 @@ for i in "${!suites[@]}"; do
 done
 for i in "${order[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n 2>/dev/null || true; done
-  ( "${suites[$i]}" >"$logs/$i.out" 2>&1; echo $? >"$logs/$i.rc" ) &
+  case "${suites[$i]}" in
+    *.sh) run=(bash "${suites[$i]}") ;;
+    *) run=("${suites[$i]}") ;;
+  esac
+  ( "${run[@]}" >"$logs/$i.out" 2>&1; echo $? >"$logs/$i.rc" ) &
 done
 wait
 i=0
@@ -37,6 +43,15 @@ for suite in "$@"; do
   # cmocka's stdout and stderr interleave, so match the summaries anywhere on a line
   p=$(printf '%s\n' "$out" | grep -o '\[  PASSED  \] [0-9]* test(s)' | grep -o '[0-9]\+' | tail -n 1)
   f=$(printf '%s\n' "$out" | grep -o '\[  FAILED  \] [0-9]* test(s), listed below' | grep -o '[0-9]\+' | tail -n 1)
+  # a script suite (scripts/test_*.sh) prints one cmocka-like line per test instead
+  case "$suite" in
+    *.sh)
+      p=$(printf '%s\n' "$out" | grep -c '^\[       OK \]')
+      f=$(printf '%s\n' "$out" | grep -c '^\[  FAILED  \]')
+      s=$(printf '%s\n' "$out" | grep -c '^\[  SKIPPED \]')
+      skipped=$((skipped + s))
+      ;;
+  esac
   passed=$((passed + ${p:-0}))
   failed=$((failed + ${f:-0}))
   if [ "$rc" -ne 0 ]; then
@@ -46,7 +61,6 @@ for suite in "$@"; do
   fi
 done
 
-skipped=0
 
 # the Python package's pytest suite (python/tests), when the Makefile names the shared library
 # (PYTEST_LIB; not under the sanitizers), with the interpreter Debian's numpy and pytest are
