@@ -90,6 +90,12 @@ int tf_param_parse(const char* what, const char* owner, const tf_param_spec* par
     }
     const tf_param_spec* spec = &params[found];
     const char* text = kv[k].value ? kv[k].value : "";
+    if (spec->text) {
+      // checked here, so that a sweep refuses a bad file before its first run
+      if (text[0] && spec->check && spec->check(text, err, errlen)) return -1;
+      values[found] = text[0] ? 1 : 0;
+      continue;
+    }
     if (spec->choices) {
       int index = choice_index(spec->choices, text);
       if (index < 0) {
@@ -130,6 +136,14 @@ int tf_param_parse(const char* what, const char* owner, const tf_param_spec* par
     values[found] = x;
   }
   return 0;
+}
+
+const char* tf_param_text(const tf_param_spec* spec, const tf_kv* kv, int nkv) {
+  const char* text = NULL;
+  for (int k = 0; k < nkv; k++) {
+    if (kv[k].key && strcmp(kv[k].key, spec->key) == 0) text = kv[k].value;
+  }
+  return text && text[0] ? text : NULL;
 }
 
 int tf_param_list(const tf_param_spec* spec, const tf_kv* kv, int nkv, double* out, int max) {

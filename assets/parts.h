@@ -44,6 +44,11 @@ typedef struct tf_param_spec {
   const char* list_default;  // the default list ("60,40,60"); NULL: just `value`
   int list_min;              // a list parameter's fewest numbers (0: 1)
   int whole;                 // 1: every number must be a whole number (tooth counts)
+  int text;                  // 1: a text taken as written (a file's path); its parsed value is
+                             // 1 when given and not empty, else 0 (tf_param_text gives it)
+  // text parameters: checks a given text before anything runs (a file that must load); 0, or
+  // -1 with one line in err, which tf_param_parse passes on as it is. NULL: any text
+  int (*check)(const char* text, char* err, size_t errlen);
 } tf_param_spec;
 
 typedef struct tf_part_info {
@@ -63,6 +68,9 @@ const tf_part_info* tf_part_find(const char* name);
 // `what` and `owner` name it in messages ("task 'gears': ...")
 int tf_param_parse(const char* what, const char* owner, const tf_param_spec* params, int nparam,
                    const tf_kv* kv, int nkv, double* values, char* err, size_t errlen);
+// a text parameter's text from the key=value pairs: the last one given, NULL when none (or
+// empty)
+const char* tf_param_text(const tf_param_spec* spec, const tf_kv* kv, int nkv);
 // every entry of a list parameter, from kv or its default; returns the count (<= max) or -1
 int tf_param_list(const tf_param_spec* spec, const tf_kv* kv, int nkv, double* out, int max);
 

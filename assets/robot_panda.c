@@ -100,6 +100,8 @@ static void quat_z_to(double q[4], const double u[3]) {
   for (int k = 0; k < 4; k++) q[k] = v[k] / n;
 }
 
+static int valid_gripper_def(const tf_panda_def* def, char* err, size_t errlen);
+
 static int valid_def(const tf_panda_def* def, char* err, size_t errlen) {
   const tf_panda_params* p = tf_panda_params_get();
   if (!def->prefix) return tf_fail(err, errlen, "panda: prefix is NULL (use \"\" for none)");
@@ -131,29 +133,34 @@ static int valid_def(const tf_panda_def* def, char* err, size_t errlen) {
   if (!(def->margin >= 0) || !isfinite(def->margin)) {
     return tf_fail(err, errlen, "panda: margin must be >= 0 m (got %g)", def->margin);
   }
-  if (def->gripper) {
-    if (!(def->finger_opening >= 0 && def->finger_opening <= p->finger_travel)) {
-      return tf_fail(err, errlen, "panda: finger_opening must be in [0, %g] m (got %g)",
-                     p->finger_travel, def->finger_opening);
-    }
-    if (!(def->finger_force > 0) || !isfinite(def->finger_force)) {
-      return tf_fail(err, errlen, "panda: finger_force must be > 0 N (got %g)", def->finger_force);
-    }
-    if (!(def->finger_kp > 0) || !isfinite(def->finger_kp) || !(def->finger_kv >= 0) ||
-        !isfinite(def->finger_kv)) {
-      return tf_fail(err, errlen, "panda: finger_kp must be > 0 and finger_kv >= 0 (got %g, %g)",
-                     def->finger_kp, def->finger_kv);
-    }
-    if (!(def->finger_friction >= 0) || !isfinite(def->finger_friction)) {
-      return tf_fail(err, errlen, "panda: finger_friction must be >= 0 (got %g)",
-                     def->finger_friction);
-    }
+  if (def->gripper) return valid_gripper_def(def, err, errlen);
+  return 0;
+}
+
+// the gripper's settings (tf_panda_add and tf_panda_add_gripper)
+static int valid_gripper_def(const tf_panda_def* def, char* err, size_t errlen) {
+  const tf_panda_params* p = tf_panda_params_get();
+  if (!(def->finger_opening >= 0 && def->finger_opening <= p->finger_travel)) {
+    return tf_fail(err, errlen, "panda: finger_opening must be in [0, %g] m (got %g)",
+                   p->finger_travel, def->finger_opening);
+  }
+  if (!(def->finger_force > 0) || !isfinite(def->finger_force)) {
+    return tf_fail(err, errlen, "panda: finger_force must be > 0 N (got %g)", def->finger_force);
+  }
+  if (!(def->finger_kp > 0) || !isfinite(def->finger_kp) || !(def->finger_kv >= 0) ||
+      !isfinite(def->finger_kv)) {
+    return tf_fail(err, errlen, "panda: finger_kp must be > 0 and finger_kv >= 0 (got %g, %g)",
+                   def->finger_kp, def->finger_kv);
+  }
+  if (!(def->finger_friction >= 0) || !isfinite(def->finger_friction)) {
+    return tf_fail(err, errlen, "panda: finger_friction must be >= 0 (got %g)",
+                   def->finger_friction);
   }
   return 0;
 }
 
 // the arm's geom defaults: collision bits and margin
-static tf_geom_def arm_geom(const tf_panda_def* def, int body) {
+tf_geom_def tf_panda_arm_geom(const tf_panda_def* def, int body) {
   tf_geom_def g = tf_geom_def_default();
   g.body = body;
   g.contype = TF_PANDA_CONTYPE_ARM;
@@ -177,7 +184,7 @@ static int add_capsules(tf_builder* b, const tf_panda_def* def, int body, int sh
     const link_capsule* cap = &link_shapes[shape][c];
     char name[NAME_LEN + 16];
     snprintf(name, sizeof(name), "%s_capsule%d", body_name, c);
-    tf_geom_def g = arm_geom(def, body);
+    tf_geom_def g = tf_panda_arm_geom(def, body);
     g.name = name;
     g.type = TF_GEOM_CAPSULE;
     double axis[3], len = 0;
@@ -203,17 +210,28 @@ static void set_inertial(tf_body_def* body, double mass, const double com[3],
   memcpy(body->inertia, inertia, sizeof(body->inertia));
 }
 
-// the hand on link 7's flange and its two fingers; returns 0 or -1
-static int add_gripper(tf_builder* b, const tf_panda_def* def, tf_panda* out) {
+// the hand on a flange (body parent, the flange's frame (pos, quat) in it; NULL quat: the
+// body's axes) and its two fingers; returns 0 or -1
+static int add_gripper(tf_builder* b, const tf_panda_def* def, int parent, const double pos[3],
+                       const double quat[4], tf_panda* out) {
   const tf_panda_params* p = tf_panda_params_get();
   char name[NAME_LEN];
   make_name(name, def->prefix, "hand");
   tf_body_def hand = tf_body_def_default();
   hand.name = name;
-  hand.parent = out->link[TF_PANDA_NJOINT - 1];
-  hand.pos[2] = p->flange_d;
+  hand.parent = parent;
+  memcpy(hand.pos, pos, sizeof(hand.pos));
   hand.quat[0] = cos(0.5 * p->hand_yaw);
   hand.quat[3] = sin(0.5 * p->hand_yaw);
+  if (quat) {
+    // the flange's axes, then the mounting yaw about its z
+    const double* f = quat;
+    double c = hand.quat[0], s = hand.quat[3];
+    hand.quat[0] = f[0] * c - f[3] * s;
+    hand.quat[1] = f[1] * c + f[2] * s;
+    hand.quat[2] = f[2] * c - f[1] * s;
+    hand.quat[3] = f[3] * c + f[0] * s;
+  }
   set_inertial(&hand, p->hand_mass, p->hand_com, p->hand_inertia);
   out->hand = tf_builder_add_body(b, &hand);
   if (out->hand < 0 || add_capsules(b, def, out->hand, TF_PANDA_NJOINT + 1, name, out)) {
@@ -249,7 +267,7 @@ static int add_gripper(tf_builder* b, const tf_panda_def* def, tf_panda* out) {
     out->finger_joint[f] = tf_builder_add_joint(b, &slide);
     if (out->finger_joint[f] < 0) return -1;
 
-    tf_geom_def pad = arm_geom(def, out->finger[f]);
+    tf_geom_def pad = tf_panda_arm_geom(def, out->finger[f]);
     pad.name = geom_name;
     pad.type = TF_GEOM_BOX;
     memcpy(pad.size, pad_half, sizeof(pad_half));
@@ -288,7 +306,7 @@ static int chain_slot(const tf_panda* out, int body) {
 
 // bodies within two links of each other along the chain overlap by construction: their
 // capsules meet at the joint housings
-static int exclude_neighbours(tf_builder* b, const tf_panda* out) {
+int tf_panda_exclude_neighbours(tf_builder* b, const tf_panda* out) {
   int bodies[NCHAIN + 1], n = 0;
   bodies[n++] = out->base;
   for (int i = 0; i < TF_PANDA_NJOINT; i++) bodies[n++] = out->link[i];
@@ -375,7 +393,10 @@ int tf_panda_add(tf_builder* b, const tf_panda_def* def, tf_panda* out, char* er
     if (add_capsules(b, def, body, i, name, out))
       return tf_fail(err, errlen, "panda: out of memory");
   }
-  if (def->gripper && add_gripper(b, def, out)) return tf_fail(err, errlen, "panda: out of memory");
+  const double flange[3] = {0, 0, p->flange_d};
+  if (def->gripper && add_gripper(b, def, out->link[TF_PANDA_NJOINT - 1], flange, NULL, out)) {
+    return tf_fail(err, errlen, "panda: out of memory");
+  }
   if (!def->gripper) {
     out->tcp_body = out->link[TF_PANDA_NJOINT - 1];
     out->tcp_pos[0] = out->tcp_pos[1] = 0;
@@ -383,9 +404,17 @@ int tf_panda_add(tf_builder* b, const tf_panda_def* def, tf_panda* out, char* er
   }
   out->tcp_quat[0] = 1;
   out->tcp_quat[1] = out->tcp_quat[2] = out->tcp_quat[3] = 0;
-  if (def->self_collision && exclude_neighbours(b, out)) {
+  if (def->self_collision && tf_panda_exclude_neighbours(b, out)) {
     return tf_fail(err, errlen, "panda: out of memory");
   }
+  return 0;
+}
+
+int tf_panda_add_gripper(tf_builder* b, const tf_panda_def* def, int parent, const double pos[3],
+                         const double quat[4], tf_panda* out, char* err, size_t errlen) {
+  if (valid_gripper_def(def, err, errlen)) return -1;
+  if (add_gripper(b, def, parent, pos, quat, out))
+    return tf_fail(err, errlen, "panda: out of memory");
   return 0;
 }
 

@@ -89,6 +89,19 @@ typedef struct tf_panda {
 // with a one-line message (bad def, or the builder ran out of memory).
 int tf_panda_add(tf_builder* b, const tf_panda_def* def, tf_panda* out, char* err, size_t errlen);
 
+// The pieces of tf_panda_add that another arm's builder reuses (urdf.h):
+// the arm's geom defaults (collision bits ARM / ENV, the def's margin) on body
+tf_geom_def tf_panda_arm_geom(const tf_panda_def* def, int body);
+// the Franka Hand and its two fingers on a flange: body parent, the flange frame (pos, quat)
+// in it; the hand turned by hand_yaw about the flange's z, the TCP tcp_offset along it. Sets
+// out's hand, finger*, tcp_body and tcp_pos, and counts the pads into out's geom range (the
+// arm's geoms must come just before). 0, or -1 with a one-line message.
+int tf_panda_add_gripper(tf_builder* b, const tf_panda_def* def, int parent, const double pos[3],
+                         const double quat[4], tf_panda* out, char* err, size_t errlen);
+// self_collision's exclusions: the bodies within two places of each other along out's chain
+// (base, links, hand, fingers); 0 or -1 (out of memory)
+int tf_panda_exclude_neighbours(tf_builder* b, const tf_panda* out);
+
 // finger servo targets for a gripper opening: each finger to opening / 2 (m). A target below
 // the object (or below 0) saturates the servos at their force limit: a constant squeeze.
 void tf_panda_set_gripper(const tf_panda* p, tf_data* d, double opening);

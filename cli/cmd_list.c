@@ -21,6 +21,8 @@ static void print_params(const tf_task_info* t) {
     const tf_param_spec* p = &t->params[k];
     if (p->choices) {
       printf("      %-16s %-24s %s\n", p->key, p->choices, p->help);
+    } else if (p->text) {
+      printf("      %-16s %-24s %s\n", p->key, "PATH", p->help);
     } else if (p->list > 0) {
       printf("      %-16s %-24s %s (list, default %s)\n", p->key, p->unit, p->help,
              p->list_default ? p->list_default : "");
@@ -41,6 +43,9 @@ static void add_params(cJSON* o, const tf_task_info* t) {
     cJSON_AddStringToObject(q, "key", p->key);
     if (p->choices) {
       cJSON_AddStringToObject(q, "choices", p->choices);
+    } else if (p->text) {
+      cJSON_AddStringToObject(q, "default", "");
+      cJSON_AddStringToObject(q, "text", p->unit);
     } else if (p->list > 0) {
       cJSON_AddStringToObject(q, "default", p->list_default ? p->list_default : "");
       cJSON_AddNumberToObject(q, "list", p->list);

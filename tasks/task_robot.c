@@ -97,19 +97,30 @@ int tf_robot_cell_build(tf_builder* b, const tf_robot_cell* cell, tf_rng* rng, t
   def.base_pos[0] = cell->base[0];
   def.base_pos[1] = cell->base[1];
   def.base_pos[2] = cell->table_top;
+  double q_min[TF_PANDA_NJOINT], q_max[TF_PANDA_NJOINT];
+  memcpy(q_min, p->q_min, sizeof(q_min));
+  memcpy(q_max, p->q_max, sizeof(q_max));
+  if (cell->urdf) {
+    if (tf_urdf_load(cell->urdf, NULL, &r->urdf, err, errlen)) return -1;
+    tf_urdf_limits(r->urdf, q_min, q_max);
+  }
   for (int i = 0; i < TF_PANDA_NJOINT; i++) {
     // drawn in joint order, so a run's start is the same on every machine
     double dq =
         cell->q_perturb > 0 && rng ? tf_rng_uniform(rng, -cell->q_perturb, cell->q_perturb) : 0;
     double q = cell->q_start[i] + dq;
     int limited = !(i == TF_PANDA_NJOINT - 1 && cell->continuous_joint7);
-    if (limited) q = fmin(p->q_max[i] - 1e-3, fmax(p->q_min[i] + 1e-3, q));
+    if (limited) q = fmin(q_max[i] - 1e-3, fmax(q_min[i] + 1e-3, q));
     def.qpos0[i] = r->q_start[i] = q;
   }
   def.finger_opening = cell->finger_opening;
   def.finger_friction = cell->finger_friction;
   def.continuous_joint7 = cell->continuous_joint7;
-  if (tf_panda_add(b, &def, &r->panda, err, errlen)) return -1;
+  if (r->urdf) {
+    if (tf_urdf_add(b, r->urdf, &def, &r->panda, err, errlen)) return -1;
+  } else if (tf_panda_add(b, &def, &r->panda, err, errlen)) {
+    return -1;
+  }
   r->gripper = 2 * cell->finger_opening;
   return 0;
 }
@@ -130,6 +141,25 @@ void tf_robot_cell_tcp(const tf_robot_cell* cell, const double q[TF_PANDA_NJOINT
   double base[3] = {cell->base[0], cell->base[1], cell->table_top};
   for (int i = 0; i < 3; i++) pos[i] = base[i] + F[4 * i + 3] + p->tcp_offset * F[4 * i + 2];
   tf_mat_to_quat(quat, R);
+}
+
+void tf_robot_start_tcp(const tf_robot* r, const tf_robot_cell* cell, double pos[3],
+                        double quat[4]) {
+  if (!r->urdf) {
+    tf_robot_cell_tcp(cell, r->q_start, pos, quat);
+    return;
+  }
+  // the tcp link in the base frame, the base on the table; then the hand as
+  // tf_panda_add_gripper mounts it (hand_yaw about the flange's z, the TCP along it)
+  const tf_panda_params* p = tf_panda_params_get();
+  double flange_pos[3], flange_quat[4],
+      yaw[4] = {cos(0.5 * p->hand_yaw), 0, 0, sin(0.5 * p->hand_yaw)};
+  tf_urdf_fk(r->urdf, r->q_start, flange_pos, flange_quat);
+  double z[3], base[3] = {cell->base[0], cell->base[1], cell->table_top};
+  tf_quat_mul(quat, flange_quat, yaw);
+  tf_quat_normalize(quat);
+  tf_quat_rotate(z, flange_quat, (const double[3]){0, 0, 1});
+  for (int k = 0; k < 3; k++) pos[k] = base[k] + flange_pos[k] + p->tcp_offset * z[k];
 }
 
 // ---------------------------------------------------------------- controllers
@@ -179,8 +209,10 @@ int tf_robot_start(tf_robot* r, const tf_model* m, tf_data* d, tf_robot_controll
 void tf_robot_free(tf_robot* r) {
   tf_controller_destroy(r->ctrl);
   tf_data_destroy(r->scratch);
+  tf_urdf_free(r->urdf);
   r->ctrl = NULL;
   r->scratch = NULL;
+  r->urdf = NULL;
 }
 
 // ---------------------------------------------------------------- IK (pd)

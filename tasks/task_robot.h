@@ -22,6 +22,7 @@
 #include "controller.h"
 #include "robot_panda.h"
 #include "task.h"
+#include "urdf.h"
 
 // the `controller` parameter's choices, in schema order (index = tf_robot_controller)
 #define TF_ROBOT_CONTROLLER_CHOICES "osc|impedance|ik|pd"
@@ -37,6 +38,18 @@ typedef enum tf_robot_controller {
 #define TF_ROBOT_GRASP_CHOICES "friction|weld"
 enum { TF_ROBOT_GRASP_FRICTION = 0, TF_ROBOT_GRASP_WELD };
 
+// the `robot_urdf` parameter every robot mode's schema ends with: a URDF file whose 7-joint
+// serial arm stands in for the built-in Panda (urdf.h), the Franka Hand on its tcp link; the
+// file is loaded and built once when the run's options are checked, so a bad one stops the
+// run before it starts
+#define TF_ROBOT_URDF_PARAM                                                                    \
+  {                                                                                            \
+    "robot_urdf", 0, 0, 1, "path", NULL,                                                       \
+        "a URDF file: its 7-joint serial arm in place of the built-in Panda, the Franka Hand " \
+        "on its last link (docs/robot.md)",                                                    \
+        .text = 1, .check = tf_urdf_check                                                      \
+  }
+
 // the cell: the table's top, the arm's base on it and the arm's start configuration
 typedef struct tf_robot_cell {
   double table_top;                 // m: z of the table's top face
@@ -47,6 +60,7 @@ typedef struct tf_robot_cell {
   double finger_opening;            // m: each finger's start opening
   double finger_friction;           // sliding friction of the finger pads
   int continuous_joint7;            // 1: joint 7 without a limit (screwing)
+  const char* urdf;                 // the arm's URDF file (robot_urdf); NULL: the built-in Panda
 } tf_robot_cell;
 
 // a Franka-like cell: table top at z = table_top, the base at (base_x, base_y), the "ready"
@@ -55,6 +69,7 @@ tf_robot_cell tf_robot_cell_default(void);
 
 typedef struct tf_robot {
   tf_panda panda;
+  tf_urdf* urdf;  // the cell's URDF arm as loaded (NULL: the built-in Panda); tf_robot_free frees
   tf_arm arm;
   tf_robot_controller kind;
   tf_controller* ctrl;
@@ -79,6 +94,11 @@ int tf_robot_cell_build(tf_builder* b, const tf_robot_cell* cell, tf_rng* rng, t
 // where a welded part must start). pos/quat in world.
 void tf_robot_cell_tcp(const tf_robot_cell* cell, const double q[TF_PANDA_NJOINT], double pos[3],
                        double quat[4]);
+
+// The TCP pose of the drawn start configuration r->q_start of the arm tf_robot_cell_build put
+// into the cell (a URDF arm's by its file, the Panda's by tf_robot_cell_tcp). pos/quat in world.
+void tf_robot_start_tcp(const tf_robot* r, const tf_robot_cell* cell, double pos[3],
+                        double quat[4]);
 
 // After compile: the controller of the run's kind (gains for the Panda), the IK's scratch
 // data; the commanded pose := the TCP's pose in d. 0, or -1 with a message.

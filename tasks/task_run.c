@@ -325,6 +325,10 @@ static void run_columns(tf_metrics* row, const tf_run_options* o, const tf_task_
       memcpy(name, c ? c : "", len);
       name[len] = 0;
       tf_metrics_set_text(row, p->key, name);
+    } else if (p->text) {
+      // only when given: the rows of runs without it stay as they were
+      const char* text = tf_param_text(p, o->set, o->nset);
+      if (text) tf_metrics_set_text(row, p->key, text);
     } else if (p->list > 0) {
       // the whole list as written
       const char* text = p->list_default;

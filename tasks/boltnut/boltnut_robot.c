@@ -98,6 +98,7 @@ static const tf_param_spec boltnut_robot_params[BNR_NPARAM] = {
     [BNR_PERTURB_DEG] = {"perturb_deg", 3, 0, 10, "deg", NULL,
                          "every environment: each arm joint's start within +-this of the "
                          "ready pose"},
+    [BNR_ROBOT_URDF] = TF_ROBOT_URDF_PARAM,
 };
 
 // the script's part for this nut: the grasp on the axis, resting on the bolt's tip
@@ -299,6 +300,7 @@ static int boltnut_robot_build(tf_env* env, const double* v, const tf_physics* p
   s->start[1] = s->stand[1] + radius * sin(direction);
   tf_robot_cell cell = tf_robot_cell_default();
   cell.q_perturb = v[BNR_PERTURB_DEG] * DEG;
+  cell.urdf = tf_param_text(&boltnut_robot_params[BNR_ROBOT_URDF], env->set, env->nset);
   cell.continuous_joint7 = 1;
   if (boltnut_robot_scene_build(env, s, v, physics, &cell, rng, err, errlen)) return -1;
   if (check_values(s, v, err, errlen)) return -1;

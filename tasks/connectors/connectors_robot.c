@@ -65,6 +65,7 @@ static const tf_param_spec connectors_robot_params[CNR_NPARAM] = {
     [CNR_PERTURB_DEG] = {"perturb_deg", 3, 0, 10, "deg", NULL,
                          "every environment: each arm joint's start within +-this of the "
                          "ready pose"},
+    [CNR_ROBOT_URDF] = TF_ROBOT_URDF_PARAM,
 };
 
 static void connectors_robot_destroy(tf_env* env) {
@@ -118,6 +119,7 @@ static int connectors_robot_build(tf_env* env, const double* v, const tf_physics
   s->start_offset[1] = tf_rng_uniform(rng, -RACK_SLACK, RACK_SLACK);
   tf_robot_cell cell = tf_robot_cell_default();
   cell.q_perturb = v[CNR_PERTURB_DEG] * pi / 180;
+  cell.urdf = tf_param_text(&connectors_robot_params[CNR_ROBOT_URDF], env->set, env->nset);
   if (connectors_robot_scene_build(env, s, physics, &cell, rng, err, errlen)) return -1;
   if (tf_robot_start(&s->robot, env->model, env->data, s->controller, err, errlen)) return -1;
   if (s->grasp == TF_ROBOT_GRASP_WELD) {

@@ -111,6 +111,7 @@ static const tf_param_spec gears_robot_params[GRR_NPARAM] = {
     [GRR_PERTURB_DEG] = {"perturb_deg", 3, 0, 10, "deg", NULL,
                          "every environment: each arm joint's start within +-this of the "
                          "ready pose"},
+    [GRR_ROBOT_URDF] = TF_ROBOT_URDF_PARAM,
 };
 
 // the TCP above the placed gear's frame in the grasp: the pads' lower edge FINGER_CLEARANCE
@@ -304,6 +305,7 @@ static int gears_robot_build(tf_env* env, const double* v, const tf_physics* phy
   tf_robot_cell cell = tf_robot_cell_default();
   cell.table_top = -TF_GEARS_PLATE_THICKNESS;
   cell.q_perturb = v[GRR_PERTURB_DEG] * pi / 180;
+  cell.urdf = tf_param_text(&gears_robot_params[GRR_ROBOT_URDF], env->set, env->nset);
   if (s->grasp == TF_ROBOT_GRASP_WELD) cell.finger_opening = s->tip_radius + WELD_FINGER_GAP;
   if (gears_robot_scene_build(env, s, physics, &cell, rng, err, errlen)) return -1;
   int body = s->scene.gear_body[s->placed];

@@ -69,6 +69,7 @@ static const tf_param_spec peg_robot_params[PEGR_NPARAM] = {
     [PEGR_PERTURB_DEG] = {"perturb_deg", 3, 0, 10, "deg", NULL,
                           "every environment: each arm joint's start within +-this of the "
                           "ready pose"},
+    [PEGR_ROBOT_URDF] = TF_ROBOT_URDF_PARAM,
 };
 
 static int config_from_values(peg_robot_state* s, const double* v, char* err, size_t errlen) {
@@ -159,6 +160,7 @@ static int peg_robot_build(tf_env* env, const double* values, const tf_physics* 
   tf_robot_cell cell = tf_robot_cell_default();
   cell.table_top = -(c->depth + PEG_ROBOT_BLOCK_FLOOR);
   cell.q_perturb = values[PEGR_PERTURB_DEG] * DEG;
+  cell.urdf = tf_param_text(&peg_robot_params[PEGR_ROBOT_URDF], env->set, env->nset);
   if (s->grasp == TF_ROBOT_GRASP_WELD) cell.finger_opening = 0.5 * c->diameter + WELD_FINGER_GAP;
   if (peg_robot_scene_build(env, s, physics, &cell, rng, err, errlen)) return -1;
   if (tf_robot_start(&s->robot, env->model, env->data, s->controller, err, errlen)) return -1;

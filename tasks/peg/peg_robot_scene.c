@@ -37,7 +37,7 @@ static void peg_start_pose(const peg_robot_state* s, const tf_robot_cell* cell, 
   }
   double tcp[3], tq[4], z[3];
   static const double flip[4] = {0, 1, 0, 0};  // half a turn about x: z -> -z
-  tf_robot_cell_tcp(cell, s->robot.q_start, tcp, tq);
+  tf_robot_start_tcp(&s->robot, cell, tcp, tq);
   tf_quat_rotate(z, tq, (const double[3]){0, 0, 1});
   for (int k = 0; k < 3; k++) pos[k] = tcp[k] + s->grip_height * z[k];
   tf_quat_mul(quat, tq, flip);
