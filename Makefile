@@ -141,7 +141,7 @@ $(PGO_TRAINER): Makefile $(PGO_GEN_OBJ) $(call obj,$(filter-out $(PGO_SRC),$(CLI
   $(RENDER_SRC) $(REPORTS_SRC) $(TASKS_SRC) $(CONTROLLERS_SRC) $(VALIDATE_SRC) $(PROBES_SRC) \
   $(ASSETS_SRC) $(ENGINE_SRC)))
 	@echo "ld $@"
-	@$(CC) $(CFLAGS) -fprofile-generate -o $@ $(filter %.o,$^) $(LDLIBS)
+	@$(CC) $(CFLAGS) -fprofile-generate -o $@ $(filter %.o,$^) $(LDLIBS) $(MPI_LIBS)
 
 $(PGO_STAMP): $(PGO_TRAINER) scripts/pgo_train.sh
 	@bash scripts/pgo_train.sh $(PGO_TRAINER) $(PGO_DATA) $(words $(PGO_SRC))

@@ -37,8 +37,8 @@ static void expect_help(const char* const* args, const char* word) {
 
 static void test_every_command_help(void** state) {
   (void)state;
-  static const char* const commands[] = {"run",   "validate", "video", "asset",
-                                         "sweep", "report",   "list"};
+  static const char* const commands[] = {"run",    "validate", "video",  "asset", "sweep",
+                                         "report", "list",     "export", "merge"};
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
     const char* long_form[] = {commands[i], "--help", NULL};
     const char* short_form[] = {commands[i], "-h", NULL};
