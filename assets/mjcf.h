@@ -1,10 +1,12 @@
 // MuJoCo MJCF models in: an XML file (libxml2) mapped onto the engine's builder. The subset the
 // engine can represent is loaded (worldbody tree, free / ball / hinge / slide joints, the
 // primitive geoms and closed meshes, inertials or geom-derived masses, motor / position /
-// velocity actuators, option timestep and gravity, default classes); every element or
-// attribute it cannot represent is named once in a list for the caller to print, never dropped
-// silently. Bad input (malformed XML, a missing mesh, a zero-mass free body, a zero joint axis,
-// an unknown actuator, NaN) gives -1 / NULL and one line "FILE:LINE: <element>: problem".
+// velocity actuators, option timestep and gravity, default classes, <include>d files; joint
+// coordinates as MuJoCo's, the body at its XML frame at q = ref); every element or attribute
+// it cannot represent is named once in a list for the caller to print, never dropped
+// silently. Bad input (malformed XML, a missing mesh or included file, an include cycle, a
+// zero-mass free body, a zero joint axis, an unknown actuator, NaN) gives -1 / NULL and one
+// line "FILE:LINE: <element>: problem".
 #ifndef TF_MJCF_H
 #define TF_MJCF_H
 

@@ -23,6 +23,20 @@ typedef struct body_info {
   xmlNode* node;  // for messages
 } body_info;
 
+// nested <include>s deeper than this are refused (each file is included at most once, so the
+// nesting is finite anyway; this bounds it)
+#define MJCF_MAX_INCLUDE_DEPTH 16
+
+// a file of the model: the main one (parent -1) or one it <include>s; the nodes copied in
+// from an included file point at its entry through their _private field, so that messages
+// name the file an element came from
+typedef struct mjcf_file {
+  char* path;  // as opened (the main model's folder joined with file=), or the main name
+  int parent;  // index of the file whose <include> brought it in; -1 for the main file
+  int known;   // 1 when dev / ino identify it (stat succeeded)
+  unsigned long long dev, ino;
+} mjcf_file;
+
 typedef struct mjcf_ctx {
   const char* file;  // for messages
   const char* dir;   // where relative paths start
@@ -55,9 +69,14 @@ typedef struct mjcf_ctx {
   char** jname;
   int* jid;
   int njname, capjname;
+  // the main file (entry 0) and the files it includes, each allocated on its own (nodes
+  // point at them)
+  mjcf_file** files;
+  int nfile, capfile;
 } mjcf_ctx;
 
-// sets the loader's one error "FILE:LINE: <element>: message" (the first one wins); returns -1
+// sets the loader's one error "FILE:LINE: <element>: message" (the first one wins; FILE is
+// the included file the element came from, if any); returns -1
 int mjcf_fail(mjcf_ctx* c, const xmlNode* node, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 // records one ignored feature; each is listed once however often it occurs

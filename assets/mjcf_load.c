@@ -1,6 +1,6 @@
 // MJCF loading: libxml2 parses the file into a tree (no network, no entity substitution, its
-// own messages suppressed and read back from the parser context), then one recursive walk of
-// <worldbody> adds bodies, joints and geoms to a tf_builder.
+// own messages suppressed and read back from the parser context), <include>s are expanded in
+// it, then one recursive walk of <worldbody> adds bodies, joints and geoms to a tf_builder.
 //
 // Semantics follow MuJoCo's documentation of the format:
 // - sizes are half-sizes and radii, as the engine's; capsule and cylinder "fromto" give the
@@ -14,7 +14,14 @@
 // - a mesh's vertices are moved to its volume centroid and the geom frame by as much, so it
 //   stays where the file puts it (MuJoCo also turns it onto its principal axes; here the full
 //   inertia tensor is kept instead, which gives the same body inertia); it collides through
-//   an SDF baked from its triangles.
+//   an SDF baked from its triangles;
+// - a hinge / slide coordinate q is MuJoCo's: the body is at its XML frame at q = ref (qpos0),
+//   and q starts there; the engine's body frame is the one at q = 0, so the XML frame is moved
+//   by -ref about / along the joints (move_frame_by_refs) and range, springref and servo
+//   targets, all values of q, are kept as they are;
+// - <include file> is replaced by the children of that file's root <mujoco> (the file relative
+//   to the main model's folder, each file once, no cycles, at most MJCF_MAX_INCLUDE_DEPTH deep);
+//   the copied elements remember their file for messages.
 #include "mjcf.h"
 
 #include <libxml/parser.h>
@@ -389,20 +396,30 @@ static int geom_def(mjcf_ctx* c, xmlNode* n, int body, int cls, tf_geom_def* g, 
   return c->failed ? -1 : 0;
 }
 
-static int read_joint(mjcf_ctx* c, xmlNode* n, int body, int cls, body_info* info) {
-  tf_joint_def j = tf_joint_def_default();
+// one joint of a body, read before the body is added (its ref moves the body frame)
+typedef struct parsed_joint {
+  tf_joint_def def;  // name and body set when added
   char name[256];
+  double ref;  // hinge / slide: MuJoCo's qpos0, the coordinate at which the body is at its XML
+               // frame (rad or m); 0 otherwise
+  xmlNode* node;
+} parsed_joint;
+
+// reads a <joint> / <freejoint> into pj; returns 0, or -1 with the error set
+static int read_joint(mjcf_ctx* c, xmlNode* n, int cls, parsed_joint* pj) {
+  tf_joint_def j = tf_joint_def_default();
+  char* name = pj->name;
+  size_t namelen = sizeof(pj->name);
+  pj->node = n;
+  pj->ref = 0;
   xmlChar* v = xmlGetProp(n, (const xmlChar*)"name");
   if (v) {
-    snprintf(name, sizeof(name), "%s", (const char*)v);
+    snprintf(name, namelen, "%s", (const char*)v);
   } else {
-    snprintf(name, sizeof(name), "#joint%d", c->njoint);
+    snprintf(name, namelen, "#joint%d", c->njoint);
   }
   xmlFree(v);
   c->njoint++;
-  j.name = name;
-  j.body = body;
-  info->jointed = 1;
   int freejoint = mjcf_is(n, "freejoint");
   if (freejoint) {
     static const char* const allowed[] = {"name", NULL};
@@ -426,7 +443,6 @@ static int read_joint(mjcf_ctx* c, xmlNode* n, int body, int cls, body_info* inf
     xmlFree(type);
   }
   if (c->failed) return -1;
-  if (j.type == TF_JOINT_FREE) info->free = 1;
   int scalar = j.type == TF_JOINT_HINGE || j.type == TF_JOINT_SLIDE;
   double to_rad = j.type == TF_JOINT_HINGE && c->degree ? M_PI / 180 : 1;
   if (!freejoint) {
@@ -464,11 +480,91 @@ static int read_joint(mjcf_ctx* c, xmlNode* n, int body, int cls, body_info* inf
       mjcf_unsupported(c, "%s joint range", j.type == TF_JOINT_BALL ? "ball" : "free");
     }
     if (scalar) {
-      j.qpos0[0] = mjcf_number(c, n, "joint", cls, "ref", 0) * to_rad;
+      // MuJoCo's joint coordinate: the body is at its XML frame at q = ref, and q starts there
+      // (qpos0); range, springref and servo targets are values of the same q, so they pass
+      // through as they are (the body frame is moved instead: move_frame_by_refs)
+      pj->ref = mjcf_number(c, n, "joint", cls, "ref", 0) * to_rad;
+      j.qpos0[0] = pj->ref;
       j.springref = mjcf_number(c, n, "joint", cls, "springref", 0) * to_rad;
     }
   }
-  if (c->failed) return -1;
+  pj->def = j;
+  return c->failed ? -1 : 0;
+}
+
+// Where MuJoCo puts a body at its XML frame when each hinge / slide coordinate equals its ref
+// (T = T_xml J1(q1 - r1) J2(q2 - r2) ...), the engine puts it at its frame at q = 0
+// (T = T_body J1(q1) J2(q2) ...). With A_k = J_k(-r_k), which commutes with J_k, MuJoCo's
+// product equals T_xml C_0 J'_1(q1) ... J'_n(qn) with C_k = A_{k+1} ... A_n (C_n = identity)
+// and J'_k = C_k^-1 J_k C_k, joint k with its anchor and axis mapped by C_k^-1. So the engine
+// body frame becomes T_xml C_0 and each joint gets C_k^-1 of its anchor and axis: every q (and with
+// it ranges, spring references, servo targets) means what it means in MuJoCo. Nothing changes when
+// every ref is 0. A ball joint before a hinge with a ref would be turned by C_k, which its
+// quaternion coordinates cannot follow: refused.
+static int move_frame_by_refs(mjcf_ctx* c, tf_body_def* def, parsed_joint* pj, int nj) {
+  int any = 0;
+  for (int k = 0; k < nj; k++) any |= pj[k].ref != 0;
+  if (!any) return 0;
+  double cq[4] = {1, 0, 0, 0}, ct[3] = {0, 0, 0};  // C_k, a rigid transform
+  int moved = 0, turned = 0;
+  for (int k = nj - 1; k >= 0; k--) {
+    tf_joint_def* j = &pj[k].def;
+    if (j->type == TF_JOINT_FREE) continue;
+    if (j->type == TF_JOINT_BALL && turned) {
+      return mjcf_fail(c, pj[k].node,
+                       "joint '%s': a ball joint before a hinge with ref on the same body is "
+                       "not supported",
+                       pj[k].name);
+    }
+    double p[3], a[3];
+    tf_vec3_copy(p, j->pos);
+    tf_vec3_copy(a, j->axis);
+    tf_vec3_normalize(a);
+    if (moved) {
+      // C_k^-1: x -> R^T (x - t)
+      double inv[4], d[3];
+      tf_quat_conj(inv, cq);
+      tf_vec3_sub(d, p, ct);
+      tf_quat_rotate(j->pos, inv, d);
+      tf_quat_rotate(j->axis, inv, a);
+    }
+    if (pj[k].ref == 0 || j->type == TF_JOINT_BALL) continue;
+    // A_k = J_k(-ref) with the joint's own anchor and axis; C_{k-1} = A_k C_k
+    double aq[4] = {1, 0, 0, 0}, at[3];
+    if (j->type == TF_JOINT_HINGE) {
+      double rp[3];
+      tf_quat_from_axis_angle(aq, a, -pj[k].ref);
+      tf_quat_rotate(rp, aq, p);
+      tf_vec3_sub(at, p, rp);
+      turned = 1;
+    } else {
+      tf_vec3_scale(at, a, -pj[k].ref);
+    }
+    double nq[4], rt[3];
+    tf_quat_mul(nq, aq, cq);
+    tf_quat_normalize(nq);
+    tf_quat_rotate(rt, aq, ct);
+    tf_vec3_add(ct, at, rt);
+    memcpy(cq, nq, sizeof(nq));
+    moved = 1;
+  }
+  // T_body = T_xml C_0
+  double off[3], q[4];
+  tf_quat_rotate(off, def->quat, ct);
+  tf_vec3_add(def->pos, def->pos, off);
+  tf_quat_mul(q, def->quat, cq);
+  tf_quat_normalize(q);
+  memcpy(def->quat, q, sizeof(q));
+  return 0;
+}
+
+// adds a joint read by read_joint to body, and its name for the actuators
+static int add_joint(mjcf_ctx* c, parsed_joint* pj, int body) {
+  tf_joint_def j = pj->def;
+  const char* name = pj->name;
+  xmlNode* n = pj->node;
+  j.name = name;
+  j.body = body;
   int id = tf_builder_add_joint(c->b, &j);
   if (id < 0) return mjcf_fail(c, n, "out of memory");
   if (c->njname == c->capjname) {
@@ -589,6 +685,26 @@ static int read_body(mjcf_ctx* c, xmlNode* n, int parent_info, int parent_id, in
   mjcf_numbers(c, n, "", -1, "pos", def.pos, 3, 3);
   mjcf_orientation(c, n, "", -1, def.quat);
   if (body_mass(c, n, childclass, &def)) return -1;
+  // the joints first: their ref moves the body frame
+  int nj = 0;
+  for (xmlNode* ch = n->children; ch; ch = ch->next) {
+    nj += mjcf_is(ch, "joint") || mjcf_is(ch, "freejoint");
+  }
+  parsed_joint* pj = nj ? calloc((size_t)nj, sizeof(*pj)) : NULL;
+  if (nj && !pj) return mjcf_fail(c, n, "out of memory");
+  int k = 0, is_free = 0;
+  for (xmlNode* ch = n->children; ch && !c->failed; ch = ch->next) {
+    if (mjcf_is(ch, "joint") || mjcf_is(ch, "freejoint")) {
+      if (read_joint(c, ch, mjcf_element_class(c, ch, childclass), &pj[k]) == 0) {
+        is_free |= pj[k].def.type == TF_JOINT_FREE;
+      }
+      k++;
+    }
+  }
+  if (c->failed || move_frame_by_refs(c, &def, pj, nj)) {
+    free(pj);
+    return -1;
+  }
   double own = def.mass;
   // a massless body (MuJoCo allows one whose subtree has mass) gets a token mass the engine
   // accepts; a moving subtree with no mass at all is refused after the walk
@@ -597,21 +713,22 @@ static int read_body(mjcf_ctx* c, xmlNode* n, int parent_info, int parent_id, in
     memset(def.inertia, 0, sizeof(def.inertia));
   }
   int id = tf_builder_add_body(c->b, &def);
-  if (id < 0) return mjcf_fail(c, n, "out of memory");
-  if (c->nbody == c->capbody) {
+  if (id >= 0 && c->nbody == c->capbody) {
     int cap = c->capbody ? 2 * c->capbody : 16;
     body_info* grown = realloc(c->bodies, (size_t)cap * sizeof(*grown));
-    if (!grown) return mjcf_fail(c, n, "out of memory");
-    c->bodies = grown;
-    c->capbody = cap;
-  }
-  int self = c->nbody++;
-  c->bodies[self] = (body_info){id, parent_info, 0, 0, own, own, n};
-  for (xmlNode* ch = n->children; ch && !c->failed; ch = ch->next) {
-    if (mjcf_is(ch, "joint") || mjcf_is(ch, "freejoint")) {
-      read_joint(c, ch, id, mjcf_element_class(c, ch, childclass), &c->bodies[self]);
+    if (grown) {
+      c->bodies = grown;
+      c->capbody = cap;
     }
   }
+  if (id < 0 || c->nbody == c->capbody) {
+    free(pj);
+    return mjcf_fail(c, n, "out of memory");
+  }
+  int self = c->nbody++;
+  c->bodies[self] = (body_info){id, parent_info, is_free, nj > 0, own, own, n};
+  for (int i = 0; i < nj && !c->failed; i++) add_joint(c, &pj[i], id);
+  free(pj);
   if (!c->failed) add_geoms(c, n, id, childclass);
   if (!c->failed) read_bodies(c, n, self, id, childclass);
   return c->failed ? -1 : 0;
@@ -741,10 +858,206 @@ static int read_actuators(mjcf_ctx* c, xmlNode* n) {
   return c->failed ? -1 : 0;
 }
 
+// ---------------------------------------------------------------- files and includes
+
+// reads the regular file at path whole into *data (free it); returns NULL, or the problem
+static const char* read_whole(const char* path, char** data, size_t* size, struct stat* st) {
+  *data = NULL;
+  *size = 0;
+  if (stat(path, st) != 0) return "cannot open";
+  if (!S_ISREG(st->st_mode)) return "not a regular file";
+  _Static_assert(TF_MJCF_MAX_FILE_BYTES == (size_t)64 << 20, "the message below");
+  if ((size_t)st->st_size > TF_MJCF_MAX_FILE_BYTES) return "larger than 64 MB";
+  FILE* f = fopen(path, "rb");
+  if (!f) return "cannot open";
+  size_t cap = (size_t)st->st_size + 1;
+  char* buf = malloc(cap);
+  size_t n = buf ? fread(buf, 1, cap, f) : 0;
+  fclose(f);
+  if (!buf) return "out of memory";
+  // a file that grew past its stat size since (a pipe, a growing log) is refused, not trusted
+  if (n == cap) {
+    free(buf);
+    return "changed while reading";
+  }
+  *data = buf;
+  *size = n;
+  return NULL;
+}
+
+// no network, no entity substitution (NOENT unset), libxml2's own messages off: the parser
+// context keeps the error, which is reported as one line
+static const int XML_FLAGS = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
+
+// the parser's last error as one line, and its line number
+static void xml_error(xmlParserCtxtPtr pc, char* msg, size_t len, int* line) {
+  const xmlError* e = xmlCtxtGetLastError(pc);
+  snprintf(msg, len, "not an XML document");
+  *line = e ? e->line : 0;
+  if (e && e->message) {
+    snprintf(msg, len, "%s", e->message);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
+    // some of libxml2's messages have a second line (the offending bytes)
+    for (char* p = msg; *p; p++) {
+      if (*p == '\n') *p = ' ';
+    }
+  }
+}
+
+// adds a file entry (path copied); its index, or -1 when out of memory
+static int add_file(mjcf_ctx* c, const char* path, int parent, const struct stat* st) {
+  if (c->nfile == c->capfile) {
+    int cap = c->capfile ? 2 * c->capfile : 8;
+    mjcf_file** grown = realloc(c->files, (size_t)cap * sizeof(*grown));
+    if (!grown) return -1;
+    c->files = grown;
+    c->capfile = cap;
+  }
+  mjcf_file* f = calloc(1, sizeof(*f));
+  if (!f || !(f->path = strdup(path))) {
+    free(f);
+    return -1;
+  }
+  f->parent = parent;
+  if (st) {
+    f->known = 1;
+    f->dev = (unsigned long long)st->st_dev;
+    f->ino = (unsigned long long)st->st_ino;
+  }
+  c->files[c->nfile] = f;
+  return c->nfile++;
+}
+
+static void mark_tree(xmlNode* n, mjcf_file* f) {
+  for (; n; n = n->next) {
+    n->_private = f;
+    if (n->type == XML_ELEMENT_NODE) mark_tree(n->children, f);
+  }
+}
+
+// <include file>: the children of the file's root <mujoco>, copied in place of the element
+// (MuJoCo's meta-element; file is relative to the main model's folder, nested includes are
+// expanded as the walk reaches them, a file is included at most once and never inside itself).
+// Returns the first node copied in (the walk goes on from there), else the element's next.
+static xmlNode* include_file(mjcf_ctx* c, xmlDoc* doc, xmlNode* inc) {
+  static const char* const allowed[] = {"file", NULL};
+  mjcf_check_attrs(c, inc, allowed);
+  const mjcf_file* from = inc->_private;
+  int parent = 0;
+  for (int i = 0; from && i < c->nfile; i++) {
+    if (c->files[i] == from) parent = i;
+  }
+  xmlChar* file = xmlGetProp(inc, (const xmlChar*)"file");
+  if (!file || !file[0]) {
+    xmlFree(file);
+    mjcf_fail(c, inc, "needs file=");
+    return NULL;
+  }
+  char path[2048];
+  const char* f = (const char*)file;
+  if (f[0] == '/' || strcmp(c->dir, ".") == 0) {
+    snprintf(path, sizeof(path), "%s", f);
+  } else {
+    snprintf(path, sizeof(path), "%s/%s", c->dir, f);
+  }
+  xmlFree(file);
+  int depth = 0;
+  for (int i = parent; i > 0; i = c->files[i]->parent) depth++;
+  if (depth >= MJCF_MAX_INCLUDE_DEPTH) {
+    mjcf_fail(c, inc, "'%s': includes nested more than %d deep", path, MJCF_MAX_INCLUDE_DEPTH);
+    return NULL;
+  }
+  char* data;
+  size_t size;
+  struct stat st;
+  const char* problem = read_whole(path, &data, &size, &st);
+  if (problem) {
+    mjcf_fail(c, inc, "included file '%s': %s", path, problem);
+    return NULL;
+  }
+  for (int i = 0; i < c->nfile; i++) {
+    const mjcf_file* g = c->files[i];
+    if (!g->known || g->dev != (unsigned long long)st.st_dev ||
+        g->ino != (unsigned long long)st.st_ino) {
+      continue;
+    }
+    int open = 0;
+    for (int k = parent; k >= 0 && !open; k = c->files[k]->parent) open = k == i;
+    if (open) {
+      mjcf_fail(c, inc, "'%s' includes '%s' again (an include cycle)", from ? from->path : c->file,
+                path);
+    } else {
+      mjcf_fail(c, inc, "'%s' is already included (a file is included at most once)", path);
+    }
+    free(data);
+    return NULL;
+  }
+  xmlParserCtxtPtr pc = xmlNewParserCtxt();
+  xmlDocPtr part = pc ? xmlCtxtReadMemory(pc, data, (int)size, path, NULL, XML_FLAGS) : NULL;
+  free(data);
+  xmlNode* root = part ? xmlDocGetRootElement(part) : NULL;
+  xmlNode* first = NULL;
+  int k = -1;
+  if (!pc) {
+    mjcf_fail(c, inc, "out of memory");
+  } else if (!root) {
+    char msg[256];
+    int line;
+    xml_error(pc, msg, sizeof(msg), &line);
+    mjcf_fail(c, inc, "included file %s:%d: malformed XML: %s", path, line, msg);
+  } else if (!mjcf_is(root, "mujoco")) {
+    mjcf_fail(c, inc, "included file '%s': the root element is <%s>, not <mujoco>", path,
+              (const char*)root->name);
+  } else if ((k = add_file(c, path, parent, &st)) < 0) {
+    mjcf_fail(c, inc, "out of memory");
+  } else {
+    // elements only: text and comments mean nothing in MJCF (and adjacent text would merge)
+    for (xmlNode* ch = root->children; ch && !c->failed; ch = ch->next) {
+      if (ch->type != XML_ELEMENT_NODE) continue;
+      xmlNode* copy = xmlDocCopyNode(ch, doc, 1);
+      if (!copy) {
+        mjcf_fail(c, inc, "out of memory");
+        break;
+      }
+      copy->_private = c->files[k];
+      mark_tree(copy->children, c->files[k]);
+      xmlAddPrevSibling(inc, copy);
+      if (!first) first = copy;
+    }
+  }
+  xmlFreeDoc(part);
+  xmlFreeParserCtxt(pc);
+  if (c->failed) return NULL;
+  xmlNode* next = first ? first : inc->next;
+  xmlUnlinkNode(inc);
+  xmlFreeNode(inc);
+  return next;
+}
+
+// replaces every <include> below n by what it includes, depth first in document order
+static int expand_includes(mjcf_ctx* c, xmlDoc* doc, xmlNode* n) {
+  xmlNode* ch = n->children;
+  while (ch && !c->failed) {
+    if (mjcf_is(ch, "include")) {
+      ch = include_file(c, doc, ch);
+    } else {
+      if (ch->type == XML_ELEMENT_NODE) expand_includes(c, doc, ch);
+      ch = ch->next;
+    }
+  }
+  return c->failed ? -1 : 0;
+}
+
 // ---------------------------------------------------------------- the document
 
 static int read_model(mjcf_ctx* c, xmlNode* root, const tf_mjcf_options* opt) {
   if (!mjcf_is(root, "mujoco")) return mjcf_fail(c, root, "the root element must be <mujoco>");
+  struct stat st;
+  if (add_file(c, c->file, -1, stat(c->file, &st) == 0 ? &st : NULL) < 0) {
+    return mjcf_fail(c, NULL, "out of memory");
+  }
+  if (expand_includes(c, root->doc, root)) return -1;
   static const char* const allowed[] = {"model", NULL};
   mjcf_check_attrs(c, root, allowed);
   tf_option o = tf_option_default();
@@ -821,24 +1134,13 @@ tf_model* tf_mjcf_parse(const char* data, size_t size, const char* name, const c
   c->errlen = errlen;
   c->degree = 1;
   memcpy(c->eulerseq, "xyz", 4);
-  // no network, no entity substitution (NOENT unset), libxml2's own messages off: the parser
-  // context keeps the error, which is reported as one line below
-  int flags = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-  xmlDocPtr doc = xmlCtxtReadMemory(pc, data, (int)size, name, NULL, flags);
+  xmlDocPtr doc = xmlCtxtReadMemory(pc, data, (int)size, name, NULL, XML_FLAGS);
   tf_model* m = NULL;
   if (!doc || !xmlDocGetRootElement(doc)) {
-    const xmlError* e = xmlCtxtGetLastError(pc);
-    char msg[256] = "not an XML document";
-    if (e && e->message) {
-      snprintf(msg, sizeof(msg), "%s", e->message);
-      size_t len = strlen(msg);
-      while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' ')) msg[--len] = 0;
-      // some of libxml2's messages have a second line (the offending bytes)
-      for (char* p = msg; *p; p++) {
-        if (*p == '\n') *p = ' ';
-      }
-    }
-    snprintf(err, errlen, "%s:%d: malformed XML: %s", name, e ? e->line : 0, msg);
+    char msg[256];
+    int line;
+    xml_error(pc, msg, sizeof(msg), &line);
+    snprintf(err, errlen, "%s:%d: malformed XML: %s", name, line, msg);
   } else {
     c->b = tf_builder_create();
     if (!c->b) {
@@ -869,6 +1171,11 @@ tf_model* tf_mjcf_parse(const char* data, size_t size, const char* name, const c
   free(c->jname);
   free(c->jid);
   free(c->bodies);
+  for (int i = 0; i < c->nfile; i++) {
+    free(c->files[i]->path);
+    free(c->files[i]);
+  }
+  free(c->files);
   free(c);
   xmlFreeDoc(doc);
   xmlFreeParserCtxt(pc);
@@ -878,33 +1185,12 @@ tf_model* tf_mjcf_parse(const char* data, size_t size, const char* name, const c
 tf_model* tf_mjcf_load(const char* path, const tf_mjcf_options* opt, char* err, size_t errlen,
                        char* unsup, size_t unsuplen) {
   if (unsup && unsuplen) unsup[0] = 0;
+  char* data;
+  size_t n;
   struct stat st;
-  if (stat(path, &st) != 0) {
-    snprintf(err, errlen, "%s: cannot open", path);
-    return NULL;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    snprintf(err, errlen, "%s: not a regular file", path);
-    return NULL;
-  }
-  if ((size_t)st.st_size > TF_MJCF_MAX_FILE_BYTES) {
-    snprintf(err, errlen, "%s: larger than %zu MB", path, TF_MJCF_MAX_FILE_BYTES >> 20);
-    return NULL;
-  }
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot open", path);
-    return NULL;
-  }
-  size_t cap = (size_t)st.st_size + 1;
-  char* data = malloc(cap);
-  size_t n = data ? fread(data, 1, cap, f) : 0;
-  // a file that grew past its stat size since (a pipe, a growing log) is refused, not trusted
-  int too_big = n == cap;
-  fclose(f);
-  if (!data || too_big) {
-    free(data);
-    snprintf(err, errlen, "%s: %s", path, data ? "changed while reading" : "out of memory");
+  const char* problem = read_whole(path, &data, &n, &st);
+  if (problem) {
+    snprintf(err, errlen, "%s: %s", path, problem);
     return NULL;
   }
   char dir[1024];

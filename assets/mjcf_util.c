@@ -28,7 +28,8 @@ int mjcf_fail(mjcf_ctx* c, const xmlNode* node, const char* fmt, ...) {
   va_end(ap);
   one_line(msg);
   if (node) {
-    snprintf(c->err, c->errlen, "%s:%ld: <%s>: %s", c->file, xmlGetLineNo(node),
+    const mjcf_file* from = node->_private;
+    snprintf(c->err, c->errlen, "%s:%ld: <%s>: %s", from ? from->path : c->file, xmlGetLineNo(node),
              (const char*)node->name, msg);
   } else {
     snprintf(c->err, c->errlen, "%s: %s", c->file, msg);

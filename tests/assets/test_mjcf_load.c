@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mjcf.h"
 #include "test_folder.h"
+#include "tf_math.h"
 #include "tightfit.h"
 
 // writes text to dir/name and returns the path in path
@@ -47,13 +49,14 @@ static void step_n(const tf_model* m, tf_data* d, long n) {
 
 static void test_pendulum_period(void** state) {
   (void)state;
-  // a 1 kg sphere of 5 mm radius 1 m below a hinge about y, from 0.05 rad
+  // a 1 kg sphere of 5 mm radius 1 m below a hinge about y, drawn turned 0.05 rad at
+  // q = ref = 0.05 (MuJoCo's meaning of ref): it hangs straight at q = 0 and starts 0.05 out
   const char* xml =
       "<mujoco model='pendulum'>\n"
       "  <compiler angle='radian'/>\n"
       "  <option timestep='0.0005' gravity='0 0 -9.81'/>\n"
       "  <worldbody>\n"
-      "    <body name='arm' pos='0 0 2'>\n"
+      "    <body name='arm' pos='0 0 2' euler='0 0.05 0'>\n"
       "      <joint name='pivot' type='hinge' axis='0 1 0' ref='0.05'/>\n"
       "      <geom type='sphere' size='0.005' pos='0 0 -1' mass='1' contype='0'/>\n"
       "    </body>\n"
@@ -324,6 +327,252 @@ static void test_mesh_geom_and_ignored_list(void** state) {
   test_remove_tree(dir);
 }
 
+// ---------------------------------------------------------------- joint ref (MuJoCo's qpos0)
+
+typedef struct mj_joint {
+  int slide;
+  double pos[3], axis[3];  // body frame; axis normalised here
+  double ref;
+} mj_joint;
+
+// MuJoCo's forward kinematics of one body (mj_kinematics): the XML frame (pos, quat) in the
+// world, then each joint moving it by q - ref about / along its anchor and axis
+static void mujoco_pose(const double xml_pos[3], const double xml_quat[4], const mj_joint* jn,
+                        int n, const double* q, double pos[3], double quat[4]) {
+  tf_vec3_copy(pos, xml_pos);
+  memcpy(quat, xml_quat, 4 * sizeof(double));
+  tf_quat_normalize(quat);
+  for (int k = 0; k < n; k++) {
+    double a[3], xaxis[3], xanchor[3];
+    tf_vec3_copy(a, jn[k].axis);
+    tf_vec3_normalize(a);
+    tf_quat_rotate(xaxis, quat, a);
+    tf_quat_rotate(xanchor, quat, jn[k].pos);
+    tf_vec3_add(xanchor, xanchor, pos);
+    if (jn[k].slide) {
+      double step[3];
+      tf_vec3_scale(step, xaxis, q[k] - jn[k].ref);
+      tf_vec3_add(pos, pos, step);
+    } else {
+      double r[4], nq[4], v[3];
+      tf_quat_from_axis_angle(r, a, q[k] - jn[k].ref);
+      tf_quat_mul(nq, quat, r);
+      tf_quat_normalize(nq);
+      memcpy(quat, nq, sizeof(nq));
+      tf_quat_rotate(v, quat, jn[k].pos);
+      tf_vec3_sub(pos, xanchor, v);
+    }
+  }
+}
+
+// body b's world pose equals (pos, quat) within tol (a quaternion up to its sign)
+static void assert_pose(const tf_data* d, int b, const double pos[3], const double quat[4],
+                        double tol) {
+  const double* xp = d->xpos + 3 * b;
+  const double* xq = d->xquat + 4 * b;
+  double dot = 0;
+  for (int i = 0; i < 4; i++) dot += xq[i] * quat[i];
+  for (int i = 0; i < 3; i++) {
+    if (!(fabs(xp[i] - pos[i]) < tol)) {
+      fail_msg("body %d pos[%d] %.17g, expected %.17g", b, i, xp[i], pos[i]);
+    }
+  }
+  if (!(1 - fabs(dot) < tol)) {
+    fail_msg("body %d quat %g %g %g %g, expected %g %g %g %g", b, xq[0], xq[1], xq[2], xq[3],
+             quat[0], quat[1], quat[2], quat[3]);
+  }
+}
+
+static void test_hinge_ref(void** state) {
+  (void)state;
+  // no gravity; a lever drawn at its XML pose (turned, offset, its hinge anchor off the body
+  // origin) at q = ref = 30 deg, limited to 0 .. 45 deg; a position servo and a motor on it
+  const char* xml =
+      "<mujoco>\n"
+      "  <option gravity='0 0 0' timestep='0.001'/>\n"
+      "  <worldbody>\n"
+      "    <body name='lever' pos='0.3 -0.2 1' euler='10 20 30'>\n"
+      "      <joint name='h' axis='0 1 0' pos='0.1 0 0.05' ref='30' range='0 45'"
+      " damping='2'/>\n"
+      "      <geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.02' mass='1'/>\n"
+      "    </body>\n"
+      "  </worldbody>\n"
+      "  <actuator><position name='servo' joint='h' kp='50' kv='5'/>"
+      "<motor name='push' joint='h'/></actuator>\n"
+      "</mujoco>\n";
+  tf_model* m = load_text(xml, NULL, 0);
+  double ref = M_PI / 6;
+  // the joint's own numbers are MuJoCo's: q starts at ref, the range is 0 .. 45 deg
+  assert_true(fabs(m->qpos0[0] - ref) < 1e-15);
+  assert_true(fabs(m->jnt_range[0]) < 1e-15 && fabs(m->jnt_range[1] - M_PI / 4) < 1e-15);
+  const double xml_pos[3] = {0.3, -0.2, 1};
+  double xml_quat[4];
+  {
+    double rx[4], ry[4], rz[4], t[4];
+    tf_quat_from_axis_angle(rx, (double[3]){1, 0, 0}, 10 * M_PI / 180);
+    tf_quat_from_axis_angle(ry, (double[3]){0, 1, 0}, 20 * M_PI / 180);
+    tf_quat_from_axis_angle(rz, (double[3]){0, 0, 1}, 30 * M_PI / 180);
+    tf_quat_mul(t, rx, ry);
+    tf_quat_mul(xml_quat, t, rz);
+  }
+  const mj_joint jn = {0, {0.1, 0, 0.05}, {0, 1, 0}, ref};
+  tf_data* d = tf_data_create(m);
+  assert_true(fabs(d->qpos[0] - ref) < 1e-15);
+  tf_kinematics(m, d);
+  // at the start (q = ref) the body is at its XML pose
+  assert_pose(d, 1, xml_pos, xml_quat, 1e-12);
+  // any q: MuJoCo's pose; the upper limit 45 deg is 15 deg past the XML pose, the lower one 30
+  // deg before it
+  const double qs[4] = {0, M_PI / 4, -0.3, 1.1};
+  for (int i = 0; i < 4; i++) {
+    double pos[3], quat[4];
+    d->qpos[0] = qs[i];
+    tf_kinematics(m, d);
+    mujoco_pose(xml_pos, xml_quat, &jn, 1, &qs[i], pos, quat);
+    assert_pose(d, 1, pos, quat, 1e-12);
+  }
+  tf_data_reset(m, d);
+  // a servo told to hold ref holds the XML pose
+  d->ctrl[0] = ref;
+  step_n(m, d, 500);
+  assert_true(fabs(d->qpos[0] - ref) < 1e-9);
+  tf_kinematics(m, d);
+  assert_pose(d, 1, xml_pos, xml_quat, 1e-9);
+  // servo off, the motor pushes up: it stops at q = 45 deg, MuJoCo's limit
+  m->actuator_kp[0] = 0;
+  m->actuator_kv[0] = 0;
+  d->ctrl[1] = 2;
+  step_n(m, d, 2000);
+  assert_true(fabs(d->qpos[0] - M_PI / 4) < 2e-3);
+  {
+    double pos[3], quat[4], q = M_PI / 4;
+    mujoco_pose(xml_pos, xml_quat, &jn, 1, &q, pos, quat);
+    tf_kinematics(m, d);
+    assert_pose(d, 1, pos, quat, 5e-3);
+  }
+  // and down: it stops at q = 0, 30 deg before the XML pose
+  d->ctrl[1] = -2;
+  step_n(m, d, 3000);
+  assert_true(fabs(d->qpos[0]) < 2e-3);
+  tf_data_destroy(d);
+  tf_model_destroy(m);
+}
+
+static void test_slide_ref_and_springref(void** state) {
+  (void)state;
+  // a slide along an unnormalised axis with ref 0.2 m, range 0 .. 0.3 m: the body is at its XML
+  // pose at q = 0.2, the upper limit 0.1 m further along the axis; a second body's hinge has a
+  // spring whose rest position springref (deg) is q, as in MuJoCo
+  const char* xml =
+      "<mujoco>\n"
+      "  <option gravity='0 0 0' timestep='0.001'/>\n"
+      "  <worldbody>\n"
+      "    <body name='slider' pos='1 2 3' euler='0 0 90'>\n"
+      "      <joint name='s' type='slide' axis='3 4 0' ref='0.2' range='0 0.3' damping='20'/>\n"
+      "      <geom type='box' size='0.05 0.05 0.05' mass='1'/>\n"
+      "    </body>\n"
+      "    <body name='spring' pos='0 0 1'>\n"
+      "      <joint name='k' axis='1 0 0' ref='40' springref='10' stiffness='2' damping='1'/>\n"
+      "      <geom type='sphere' size='0.02' pos='0 0.2 0' mass='1'/>\n"
+      "    </body>\n"
+      "  </worldbody>\n"
+      "  <actuator><position joint='s' kp='200' kv='30'/><motor joint='s'/></actuator>\n"
+      "</mujoco>\n";
+  tf_model* m = load_text(xml, NULL, 0);
+  assert_true(fabs(m->qpos0[0] - 0.2) < 1e-15);
+  assert_true(fabs(m->jnt_range[1] - 0.3) < 1e-15);
+  assert_true(fabs(m->qpos0[1] - 40 * M_PI / 180) < 1e-15);
+  assert_true(fabs(m->jnt_springref[1] - 10 * M_PI / 180) < 1e-15);
+  const double xml_pos[3] = {1, 2, 3};
+  const double xml_quat[4] = {cos(M_PI / 4), 0, 0, sin(M_PI / 4)};
+  const mj_joint jn = {1, {0, 0, 0}, {3, 4, 0}, 0.2};
+  tf_data* d = tf_data_create(m);
+  tf_kinematics(m, d);
+  assert_pose(d, 1, xml_pos, xml_quat, 1e-12);
+  const double qs[3] = {0, 0.3, -1};
+  for (int i = 0; i < 3; i++) {
+    double pos[3], quat[4];
+    d->qpos[0] = qs[i];
+    tf_kinematics(m, d);
+    mujoco_pose(xml_pos, xml_quat, &jn, 1, &qs[i], pos, quat);
+    assert_pose(d, 1, pos, quat, 1e-12);
+  }
+  // at q = 0.3 the body is 0.1 m along the axis (0.6, 0.8, 0) turned by the body's 90 deg
+  d->qpos[0] = 0.3;
+  tf_kinematics(m, d);
+  assert_true(fabs(d->xpos[3] - (1 - 0.08)) < 1e-12 && fabs(d->xpos[4] - (2 + 0.06)) < 1e-12);
+  tf_data_reset(m, d);
+  d->ctrl[0] = 0.2;
+  step_n(m, d, 300);
+  assert_true(fabs(d->qpos[0] - 0.2) < 1e-9);
+  m->actuator_kp[0] = 0;
+  m->actuator_kv[0] = 0;
+  d->ctrl[1] = 5;
+  step_n(m, d, 2000);
+  assert_true(fabs(d->qpos[0] - 0.3) < 2e-3);
+  // the spring has pulled q from its start at ref (40 deg) to springref (10 deg)
+  step_n(m, d, 6000);
+  assert_true(fabs(d->qpos[1] - 10 * M_PI / 180) < 1e-3);
+  tf_data_destroy(d);
+  tf_model_destroy(m);
+}
+
+static void test_several_joints_with_ref(void** state) {
+  (void)state;
+  // one body with two hinges and a slide, each with a ref and its own anchor, and a child
+  // body: the engine's pose is MuJoCo's at every q, and the XML pose at q = ref
+  const char* xml =
+      "<mujoco>\n"
+      "  <compiler angle='radian'/>\n"
+      "  <worldbody>\n"
+      "    <body name='a' pos='0.1 0.2 0.3' quat='0.9 0.1 -0.3 0.2'>\n"
+      "      <joint name='h1' axis='0 0 1' pos='0.2 0 0' ref='0.4'/>\n"
+      "      <joint name='s' type='slide' axis='1 0 1' ref='-0.15'/>\n"
+      "      <joint name='h2' axis='1 1 0' pos='0 0.1 -0.2' ref='-0.7'/>\n"
+      "      <geom type='sphere' size='0.05' pos='0.3 0 0'/>\n"
+      "      <body name='b' pos='0 0.4 0' euler='0.3 0 0'>\n"
+      "        <joint name='h3' axis='0 1 0' ref='1'/>\n"
+      "        <geom type='sphere' size='0.05' pos='0 0 0.2'/>\n"
+      "      </body>\n"
+      "    </body>\n"
+      "  </worldbody>\n"
+      "</mujoco>\n";
+  tf_model* m = load_text(xml, NULL, 0);
+  assert_int_equal(m->nq, 4);
+  const double xml_pos[3] = {0.1, 0.2, 0.3};
+  double xml_quat[4] = {0.9, 0.1, -0.3, 0.2};
+  tf_quat_normalize(xml_quat);
+  const mj_joint jn[3] = {{0, {0.2, 0, 0}, {0, 0, 1}, 0.4},
+                          {1, {0, 0, 0}, {1, 0, 1}, -0.15},
+                          {0, {0, 0.1, -0.2}, {1, 1, 0}, -0.7}};
+  const mj_joint jb = {0, {0, 0, 0}, {0, 1, 0}, 1};
+  tf_data* d = tf_data_create(m);
+  const double qs[3][4] = {{0.4, -0.15, -0.7, 1}, {0, 0, 0, 0}, {1.3, 0.25, 0.6, -0.5}};
+  for (int i = 0; i < 3; i++) {
+    memcpy(d->qpos, qs[i], sizeof(qs[i]));
+    tf_kinematics(m, d);
+    double pos[3], quat[4];
+    mujoco_pose(xml_pos, xml_quat, jn, 3, qs[i], pos, quat);
+    assert_pose(d, 1, pos, quat, 1e-12);
+    // the child: its XML frame in a's frame, then its own joint
+    double cpos[3], cquat[4], off[3], rx[4];
+    tf_quat_rotate(off, quat, (double[3]){0, 0.4, 0});
+    tf_vec3_add(off, off, pos);
+    tf_quat_from_axis_angle(rx, (double[3]){1, 0, 0}, 0.3);
+    double q0[4];
+    tf_quat_mul(q0, quat, rx);
+    mujoco_pose(off, q0, &jb, 1, &qs[i][3], cpos, cquat);
+    assert_pose(d, 2, cpos, cquat, 1e-12);
+  }
+  // the initial state is the XML pose
+  tf_data_reset(m, d);
+  for (int i = 0; i < 4; i++) assert_true(fabs(d->qpos[i] - qs[0][i]) < 1e-15);
+  tf_kinematics(m, d);
+  assert_pose(d, 1, xml_pos, xml_quat, 1e-12);
+  tf_data_destroy(d);
+  tf_model_destroy(m);
+}
+
 // a bad file: NULL, and one line naming the file and containing each of the fragments
 static void expect_error(const char* name, const char* xml, const char* frag1, const char* frag2) {
   char dir[64], path[256], err[512];
@@ -391,6 +640,10 @@ static void test_bad_files(void** state) {
                "<mujoco><worldbody><body><joint name='j'/><geom size='0.1'/></body></worldbody>\n"
                "<actuator><motor joint='k'/></actuator></mujoco>",
                "<motor>", "no joint named 'k'");
+  expect_error("ball_ref.xml",
+               "<mujoco><worldbody><body>\n<joint name='b' type='ball'/>"
+               "<joint name='h' ref='10'/><geom size='0.1'/></body></worldbody></mujoco>",
+               ":2: <joint>", "joint 'b': a ball joint before a hinge with ref");
   expect_error("class.xml",
                "<mujoco><worldbody><body><geom class='nope' size='0.1'/></body></worldbody>"
                "</mujoco>",
@@ -430,6 +683,223 @@ static void test_bad_files(void** state) {
   assert_non_null(strstr(err, "external entity"));
 }
 
+// ---------------------------------------------------------------- <include>
+
+// the same model, to the bit: bodies, joints, geoms, actuators, options
+static void assert_same(const tf_model* a, const tf_model* b) {
+  assert_int_equal(a->nbody, b->nbody);
+  assert_int_equal(a->njnt, b->njnt);
+  assert_int_equal(a->ngeom, b->ngeom);
+  assert_int_equal(a->nu, b->nu);
+  assert_int_equal(a->nq, b->nq);
+  assert_true(a->opt.timestep == b->opt.timestep);
+  assert_memory_equal(a->opt.gravity, b->opt.gravity, sizeof(a->opt.gravity));
+  assert_memory_equal(a->body_pos, b->body_pos, 3 * sizeof(double) * (size_t)a->nbody);
+  assert_memory_equal(a->body_quat, b->body_quat, 4 * sizeof(double) * (size_t)a->nbody);
+  assert_memory_equal(a->body_mass, b->body_mass, sizeof(double) * (size_t)a->nbody);
+  assert_memory_equal(a->body_parentid, b->body_parentid, sizeof(int) * (size_t)a->nbody);
+  assert_memory_equal(a->jnt_type, b->jnt_type, sizeof(a->jnt_type[0]) * (size_t)a->njnt);
+  assert_memory_equal(a->jnt_axis, b->jnt_axis, 3 * sizeof(double) * (size_t)a->njnt);
+  assert_memory_equal(a->jnt_range, b->jnt_range, 2 * sizeof(double) * (size_t)a->njnt);
+  assert_memory_equal(a->qpos0, b->qpos0, sizeof(double) * (size_t)a->nq);
+  assert_memory_equal(a->geom_size, b->geom_size, 3 * sizeof(double) * (size_t)a->ngeom);
+  assert_memory_equal(a->geom_pos, b->geom_pos, 3 * sizeof(double) * (size_t)a->ngeom);
+  assert_memory_equal(a->actuator_kp, b->actuator_kp, sizeof(double) * (size_t)a->nu);
+  for (int i = 1; i < a->nbody; i++) assert_string_equal(tf_body_name(a, i), tf_body_name(b, i));
+  for (int j = 0; j < a->njnt; j++) assert_string_equal(tf_joint_name(a, j), tf_joint_name(b, j));
+}
+
+static void test_include_same_model(void** state) {
+  (void)state;
+  const char* whole =
+      "<mujoco model='split'>\n"
+      "  <option timestep='0.001' gravity='0 0 -9'/>\n"
+      "  <default><joint damping='0.5'/><default class='link'><geom type='capsule'"
+      " size='0.03'/></default></default>\n"
+      "  <worldbody>\n"
+      "    <geom type='plane' size='1 1 0.1'/>\n"
+      "    <body name='base' pos='0 0 0.1' childclass='link'>\n"
+      "      <joint name='j0' axis='0 0 1' ref='20'/>\n"
+      "      <geom fromto='0 0 0 0 0 0.2'/>\n"
+      "      <body name='l1' pos='0 0 0.2'>\n"
+      "        <joint name='j1' axis='0 1 0' range='-90 90'/>\n"
+      "        <geom fromto='0 0 0 0.3 0 0'/>\n"
+      "      </body>\n"
+      "    </body>\n"
+      "    <body name='box' pos='0.5 0 0.05'><freejoint/><geom type='box' size='0.05 0.05 0.05'/>"
+      "</body>\n"
+      "  </worldbody>\n"
+      "  <actuator><position joint='j0' kp='10'/><position joint='j1' kp='20'/></actuator>\n"
+      "</mujoco>\n";
+  tf_model* a = load_text(whole, NULL, 0);
+  // the same split over four files: top-level elements, a body subtree, and an include nested
+  // in an included file (its path, too, is relative to the main model's folder)
+  char dir[64], path[256], sub[128], err[512], ignored[256];
+  test_make_folder(dir, "tf_mjcf");
+  snprintf(sub, sizeof(sub), "%s/parts", dir);
+  assert_int_equal(mkdir(sub, 0700), 0);
+  write_file(path, dir, "parts/settings.xml",
+             "<mujoco>\n  <option timestep='0.001' gravity='0 0 -9'/>\n"
+             "  <default><joint damping='0.5'/><default class='link'><geom type='capsule'"
+             " size='0.03'/></default></default>\n</mujoco>\n");
+  write_file(path, dir, "parts/arm.xml",
+             "<mujoco>\n"
+             "    <body name='base' pos='0 0 0.1' childclass='link'>\n"
+             "      <joint name='j0' axis='0 0 1' ref='20'/>\n"
+             "      <geom fromto='0 0 0 0 0 0.2'/>\n"
+             "      <include file='parts/link.xml'/>\n"
+             "    </body>\n"
+             "</mujoco>\n");
+  write_file(path, dir, "parts/link.xml",
+             "<?xml version='1.0'?>\n<!-- the second link -->\n<mujoco model='ignored'>\n"
+             "      <body name='l1' pos='0 0 0.2'>\n"
+             "        <joint name='j1' axis='0 1 0' range='-90 90'/>\n"
+             "        <geom fromto='0 0 0 0.3 0 0'/>\n"
+             "      </body>\n"
+             "</mujoco>\n");
+  write_file(path, dir, "main.xml",
+             "<mujoco model='split'>\n"
+             "  <include file='parts/settings.xml'/>\n"
+             "  <worldbody>\n"
+             "    <geom type='plane' size='1 1 0.1'/>\n"
+             "    <include file='parts/arm.xml'/>\n"
+             "    <body name='box' pos='0.5 0 0.05'><freejoint/>"
+             "<geom type='box' size='0.05 0.05 0.05'/></body>\n"
+             "  </worldbody>\n"
+             "  <actuator><position joint='j0' kp='10'/><position joint='j1' kp='20'/>"
+             "</actuator>\n"
+             "</mujoco>\n");
+  tf_model* b = tf_mjcf_load(path, NULL, err, sizeof(err), ignored, sizeof(ignored));
+  if (!b) fail_msg("%s", err);
+  assert_string_equal(ignored, "");
+  assert_same(a, b);
+  tf_model_destroy(b);
+  // an error inside an included file names that file and its line
+  write_file(path, dir, "parts/link.xml",
+             "<mujoco>\n"
+             "      <body name='l1' pos='0 0 0.2'>\n"
+             "        <joint name='j1' axis='0 0 0'/>\n"
+             "      </body>\n"
+             "</mujoco>\n");
+  snprintf(path, sizeof(path), "%s/main.xml", dir);
+  assert_null(tf_mjcf_load(path, NULL, err, sizeof(err), NULL, 0));
+  char expect[256];
+  snprintf(expect, sizeof(expect), "%s/parts/link.xml:3: <joint>: joint 'j1': axis is zero", dir);
+  if (!strstr(err, expect)) fail_msg("unexpected message '%s'", err);
+  tf_model_destroy(a);
+  test_remove_tree(sub);
+  test_remove_tree(dir);
+}
+
+// main.xml and the other files (name, text pairs; NULL ends) in a fresh folder: refused, with
+// one line holding every fragment (DIR in one stands for the folder)
+static void expect_include_error(const char* const* files, const char* const* frags) {
+  char dir[64], path[256], err[1024];
+  test_make_folder(dir, "tf_mjcf");
+  for (int i = 0; files[i]; i += 2) write_file(path, dir, files[i], files[i + 1]);
+  snprintf(path, sizeof(path), "%s/main.xml", dir);
+  tf_model* m = tf_mjcf_load(path, NULL, err, sizeof(err), NULL, 0);
+  if (m) fail_msg("%s loaded", files[1]);
+  if (strchr(err, '\n')) fail_msg("two lines: '%s'", err);
+  for (int i = 0; frags[i]; i++) {
+    char frag[512];
+    size_t n = 0;
+    for (const char* p = frags[i]; *p && n < sizeof(frag) - 70; p++) {
+      if (strncmp(p, "DIR", 3) == 0) {
+        n += (size_t)snprintf(frag + n, sizeof(frag) - n, "%s", dir);
+        p += 2;
+      } else {
+        frag[n++] = *p;
+      }
+    }
+    frag[n] = 0;
+    if (!strstr(err, frag)) fail_msg("'%s' not in '%s'", frag, err);
+  }
+  test_remove_tree(dir);
+}
+
+static void test_include_errors(void** state) {
+  (void)state;
+  const char* body = "<mujoco><body><geom size='0.1'/></body></mujoco>";
+  // a missing file
+  expect_include_error(
+      (const char* const[]){"main.xml",
+                            "<mujoco>\n<worldbody>\n<include file='gone.xml'/>"
+                            "</worldbody></mujoco>",
+                            NULL},
+      (const char* const[]){"DIR/main.xml:3: <include>: included file 'DIR/gone.xml': cannot open",
+                            NULL});
+  // no file=
+  expect_include_error((const char* const[]){"main.xml", "<mujoco><include/></mujoco>", NULL},
+                       (const char* const[]){"DIR/main.xml:1: <include>: needs file=", NULL});
+  // malformed XML in the included file: both files and the included file's line
+  expect_include_error(
+      (const char* const[]){"main.xml", "<mujoco>\n<include file='bad.xml'/></mujoco>", "bad.xml",
+                            "<mujoco>\n<body>\n</mujoco>", NULL},
+      (const char* const[]){"DIR/main.xml:2: <include>: included file DIR/bad.xml:3: malformed XML",
+                            NULL});
+  // not a <mujoco> root
+  expect_include_error(
+      (const char* const[]){"main.xml",
+                            "<mujoco><worldbody><include file='r.xml'/></worldbody>"
+                            "</mujoco>",
+                            "r.xml", "<robot><body/></robot>", NULL},
+      (const char* const[]){"DIR/main.xml:1: <include>: included file 'DIR/r.xml'",
+                            "root element is <robot>, not <mujoco>", NULL});
+  // a file including itself; the main file included by its include; a cycle of two
+  expect_include_error(
+      (const char* const[]){"main.xml", "<mujoco><include file='a.xml'/></mujoco>", "a.xml",
+                            "<mujoco>\n\n<include file='a.xml'/></mujoco>", NULL},
+      (const char* const[]){"DIR/a.xml:3: <include>: 'DIR/a.xml' includes 'DIR/a.xml' again",
+                            "cycle", NULL});
+  expect_include_error(
+      (const char* const[]){"main.xml", "<mujoco><include file='a.xml'/></mujoco>", "a.xml",
+                            "<mujoco><include file='main.xml'/></mujoco>", NULL},
+      (const char* const[]){"DIR/a.xml:1: <include>: 'DIR/a.xml' includes 'DIR/main.xml' again",
+                            "cycle", NULL});
+  expect_include_error(
+      (const char* const[]){"main.xml", "<mujoco><include file='a.xml'/></mujoco>", "a.xml",
+                            "<mujoco><include file='b.xml'/></mujoco>", "b.xml",
+                            "<mujoco><include file='a.xml'/></mujoco>", NULL},
+      (const char* const[]){"DIR/b.xml:1: <include>: 'DIR/b.xml' includes 'DIR/a.xml' again",
+                            NULL});
+  // the same file twice (MuJoCo includes a file at most once)
+  expect_include_error(
+      (const char* const[]){"main.xml",
+                            "<mujoco><worldbody><include file='b.xml'/>\n<include file='b.xml'/>"
+                            "</worldbody></mujoco>",
+                            "b.xml", body, NULL},
+      (const char* const[]){"DIR/main.xml:2: <include>: 'DIR/b.xml' is already included", NULL});
+  // nested too deep: main -> f0 -> f1 -> ... -> f17
+  const char* files[64];
+  char names[20][16], texts[20][96];
+  int k = 0;
+  files[k++] = "main.xml";
+  files[k++] = "<mujoco><worldbody><include file='f0.xml'/></worldbody></mujoco>";
+  for (int i = 0; i < 18; i++) {
+    snprintf(names[i], sizeof(names[i]), "f%d.xml", i);
+    snprintf(texts[i], sizeof(texts[i]), "<mujoco><include file='f%d.xml'/></mujoco>", i + 1);
+    files[k++] = names[i];
+    files[k++] = i == 17 ? body : texts[i];
+  }
+  files[k] = NULL;
+  expect_include_error(files, (const char* const[]){"DIR/f15.xml:1: <include>: 'DIR/f16.xml'",
+                                                    "nested more than 16 deep", NULL});
+  // 16 levels are fine
+  snprintf(texts[15], sizeof(texts[15]), "%s", body);
+  {
+    char dir[64], path[256], err[512];
+    test_make_folder(dir, "tf_mjcf");
+    for (int i = 0; files[i]; i += 2) write_file(path, dir, files[i], files[i + 1]);
+    snprintf(path, sizeof(path), "%s/main.xml", dir);
+    tf_model* m = tf_mjcf_load(path, NULL, err, sizeof(err), NULL, 0);
+    if (!m) fail_msg("%s", err);
+    assert_int_equal(m->nbody, 2);
+    tf_model_destroy(m);
+    test_remove_tree(dir);
+  }
+}
+
 static void test_options_override(void** state) {
   (void)state;
   const char* xml =
@@ -464,6 +934,11 @@ int main(void) {
       cmocka_unit_test(test_mesh_geom_and_ignored_list),
       cmocka_unit_test(test_bad_files),
       cmocka_unit_test(test_options_override),
+      cmocka_unit_test(test_hinge_ref),
+      cmocka_unit_test(test_slide_ref_and_springref),
+      cmocka_unit_test(test_several_joints_with_ref),
+      cmocka_unit_test(test_include_same_model),
+      cmocka_unit_test(test_include_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

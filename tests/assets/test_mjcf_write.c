@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mjcf.h"
@@ -332,10 +333,63 @@ static void test_unwritable(void** state) {
   test_remove_tree(dir);
 }
 
+// an MJCF model whose joints have a ref (MuJoCo's qpos0: the body is at its XML frame at
+// q = ref) read, written and read again: the same engine model, and the keyframe holds the
+// refs, so that MuJoCo loading the key starts where the first file did
+static void test_ref_round_trip(void** state) {
+  (void)state;
+  const char* xml =
+      "<mujoco>\n"
+      "  <worldbody>\n"
+      "    <body name='a' pos='0.1 0.2 0.3' euler='10 20 30'>\n"
+      "      <joint name='h' axis='0 1 1' pos='0.1 0 0' ref='30' range='0 45'/>\n"
+      "      <joint name='s' type='slide' axis='1 0 0' ref='0.25' range='0 0.5'/>\n"
+      "      <geom type='box' size='0.1 0.05 0.02'/>\n"
+      "      <body name='b' pos='0 0 0.2'>\n"
+      "        <joint name='k' axis='1 0 0' ref='-0.5' springref='0.5' stiffness='3'/>\n"
+      "        <geom type='sphere' size='0.05'/>\n"
+      "      </body>\n"
+      "    </body>\n"
+      "  </worldbody>\n"
+      "  <actuator><position name='p' joint='h' kp='5'/></actuator>\n"
+      "</mujoco>\n";
+  char err[512], dir[64], path[256], skipped[256];
+  tf_model* m = tf_mjcf_parse(xml, strlen(xml), "ref.xml", NULL, NULL, err, sizeof(err), NULL, 0);
+  if (!m) fail_msg("%s", err);
+  test_make_folder(dir, "tf_mjcf_write");
+  tf_mjcf_write_options wo = tf_mjcf_write_options_default();
+  wo.qpos = m->qpos0;
+  assert_int_equal(tf_mjcf_write(m, dir, &wo, skipped, sizeof(skipped), err, sizeof(err)), 0);
+  snprintf(path, sizeof(path), "%s/model.xml", dir);
+  tf_model* back = tf_mjcf_load(path, NULL, err, sizeof(err), NULL, 0);
+  if (!back) fail_msg("%s", err);
+  assert_same_model(m, back);
+  for (int i = 0; i < 3; i++) assert_true(m->jnt_springref[i] == back->jnt_springref[i]);
+  char text[8192];
+  FILE* f = fopen(path, "r");
+  assert_non_null(f);
+  size_t n = fread(text, 1, sizeof(text) - 1, f);
+  fclose(f);
+  text[n] = 0;
+  // 30 deg, 0.25 m, -0.5 deg
+  const char* key = strstr(text, "<key name=\"initial\" qpos=\"");
+  assert_non_null(key);
+  char* end;
+  double q0 = strtod(key + strlen("<key name=\"initial\" qpos=\""), &end);
+  assert_true(fabs(q0 - M_PI / 6) < 1e-15);
+  if (strncmp(end, " 0.25 ", 6) != 0) fail_msg("key: %.80s", key);
+  double q2 = strtod(end + 6, &end);
+  assert_true(fabs(q2 + 0.5 * M_PI / 180) < 1e-15 && *end == '"');
+  tf_model_destroy(back);
+  tf_model_destroy(m);
+  test_remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_primitives_and_names),
       cmocka_unit_test(test_unwritable),
+      cmocka_unit_test(test_ref_round_trip),
       cmocka_unit_test(test_peg),
       cmocka_unit_test(test_boltnut),
       cmocka_unit_test(test_gears),
