@@ -11,7 +11,8 @@
 // <gazebo>, <transmission> and the like are for other tools and are skipped.
 //
 // The arm is the serial chain from the root link to the tcp link (the one named, else the
-// tree's only leaf): it must hold exactly TF_PANDA_NJOINT moving joints. Fixed joints merge
+// tree's only leaf): it must hold exactly TF_PANDA_NJOINT moving joints. Links past the tcp
+// link (a file's own hand and fingers) are left out: the Franka Hand takes their place. Fixed joints merge
 // their child into the parent's body (URDF's own convention: a fixed joint is no degree of
 // freedom): masses and inertias add about the joint centre of mass, collision geoms move
 // into the body's frame. Links off the chain may hang off it by fixed joints only.
@@ -121,8 +122,17 @@ void tf_urdf_limits(const tf_urdf* u, double lower[TF_PANDA_NJOINT], double uppe
 // root link's frame at joint positions q.
 void tf_urdf_fk(const tf_urdf* u, const double q[TF_PANDA_NJOINT], double pos[3], double quat[4]);
 
-// Loads path and builds the arm (gripper included) alone into a scratch model, compiled: every
-// problem a run would meet, before it runs. 0, or -1 with one line.
-int tf_urdf_check(const char* path, char* err, size_t errlen);
+// 1 when link hangs below the tcp link: left out of the arm (the Franka Hand replaces a file's
+// own gripper)
+int tf_urdf_past_tcp(const tf_urdf* u, int link);
+
+// tf_urdf_load of a robot_urdf value: "FILE.urdf" (the tcp link is the tree's only leaf) or
+// "FILE.urdf#LINK" (the arm ends at LINK, the hand mounted on it)
+int tf_urdf_load_spec(const char* spec, tf_urdf** out, char* err, size_t errlen);
+
+// Loads a robot_urdf value (tf_urdf_load_spec) and builds the arm (gripper included) alone
+// into a scratch model, compiled: every problem a run would meet, before it runs. 0, or -1
+// with one line.
+int tf_urdf_check(const char* spec, char* err, size_t errlen);
 
 #endif  // TF_URDF_H

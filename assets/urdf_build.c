@@ -65,15 +65,17 @@ static int place_links(const tf_urdf* u, link_place* place) {
     placed = 0;
     for (int j = 0; j < u->njoint; j++) {
       const tf_urdf_joint* jt = &u->joint[j];
-      if (jt->type != TF_URDF_FIXED || place[jt->child].slot >= 0 || place[jt->parent].slot < 0)
+      if (jt->type != TF_URDF_FIXED || place[jt->child].slot >= 0 || place[jt->parent].slot < 0 ||
+          tf_urdf_past_tcp(u, jt->child)) {
         continue;
+      }
       place[jt->child].slot = place[jt->parent].slot;
       compose(&place[jt->child].at, &place[jt->parent].at, jt->pos, jt->quat);
       placed = 1;
     }
   }
   for (int l = 0; l < u->nlink; l++) {
-    if (place[l].slot < 0) return -1;
+    if (place[l].slot < 0 && !tf_urdf_past_tcp(u, l)) return -1;  // past the tcp: left out
   }
   return 0;
 }
@@ -373,9 +375,23 @@ void tf_urdf_fk(const tf_urdf* u, const double q[TF_PANDA_NJOINT], double pos[3]
   memcpy(quat, f.quat, sizeof(f.quat));
 }
 
+int tf_urdf_load_spec(const char* spec, tf_urdf** out, char* err, size_t errlen) {
+  const char* hash = strrchr(spec, '#');
+  if (!hash) return tf_urdf_load(spec, NULL, out, err, errlen);
+  size_t n = (size_t)(hash - spec);
+  char* path = malloc(n + 1);
+  if (!path) return tf_fail(err, errlen, "%s: out of memory", spec);
+  memcpy(path, spec, n);
+  path[n] = 0;
+  int rc = hash[1] ? tf_urdf_load(path, hash + 1, out, err, errlen)
+                   : tf_fail(err, errlen, "%s: no link named after '#'", spec);
+  free(path);
+  return rc;
+}
+
 int tf_urdf_check(const char* path, char* err, size_t errlen) {
   tf_urdf* u = NULL;
-  if (tf_urdf_load(path, NULL, &u, err, errlen)) return -1;
+  if (tf_urdf_load_spec(path, &u, err, errlen)) return -1;
   tf_panda_def def = tf_panda_def_default();
   double lo[TF_PANDA_NJOINT], hi[TF_PANDA_NJOINT];
   tf_urdf_limits(u, lo, hi);

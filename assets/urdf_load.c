@@ -447,6 +447,14 @@ static int read_joint(urdf_ctx* c, const xmlNode* n, tf_urdf_joint* j) {
 
 static int is_moving(const tf_urdf_joint* j) { return j->type != TF_URDF_FIXED; }
 
+int tf_urdf_past_tcp(const tf_urdf* u, int link) {
+  for (int at = link, steps = 0; u->link[at].parent_joint >= 0 && steps <= u->nlink; steps++) {
+    at = u->joint[u->link[at].parent_joint].parent;
+    if (at == u->tcp) return 1;
+  }
+  return 0;
+}
+
 // the chain from the root to u->tcp: u->chain filled, or -1 with the error set
 static int find_chain(urdf_ctx* c, const xmlNode* robot) {
   tf_urdf* u = c->u;
@@ -461,7 +469,9 @@ static int find_chain(urdf_ctx* c, const xmlNode* robot) {
   }
   int off = -1;
   for (int j = 0; j < u->njoint && off < 0; j++) {
-    if (!on_chain[j] && is_moving(&u->joint[j])) off = j;
+    // what hangs past the tcp link (a file's own fingers) is left out: the hand replaces it
+    int past = u->joint[j].parent == u->tcp || tf_urdf_past_tcp(u, u->joint[j].parent);
+    if (!on_chain[j] && !past && is_moving(&u->joint[j])) off = j;
   }
   free(on_chain);
   if (off >= 0) {
@@ -501,7 +511,7 @@ static int find_tcp(urdf_ctx* c, const xmlNode* robot, const char* tcp) {
     }
   }
   if (leaves != 1) {
-    return fail(c, robot, "%d links end the tree ('%.60s', '%.60s'%s): name the tcp link", leaves,
+    return fail(c, robot, "%d links end the tree ('%.60s', '%.60s'%s): name the tcp link (FILE.urdf#LINK)", leaves,
                 u->link[first].name, u->link[second].name, leaves > 2 ? ", ..." : "");
   }
   u->tcp = first;

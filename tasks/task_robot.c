@@ -101,7 +101,7 @@ int tf_robot_cell_build(tf_builder* b, const tf_robot_cell* cell, tf_rng* rng, t
   memcpy(q_min, p->q_min, sizeof(q_min));
   memcpy(q_max, p->q_max, sizeof(q_max));
   if (cell->urdf) {
-    if (tf_urdf_load(cell->urdf, NULL, &r->urdf, err, errlen)) return -1;
+    if (tf_urdf_load_spec(cell->urdf, &r->urdf, err, errlen)) return -1;
     tf_urdf_limits(r->urdf, q_min, q_max);
   }
   for (int i = 0; i < TF_PANDA_NJOINT; i++) {

@@ -45,8 +45,9 @@ enum { TF_ROBOT_GRASP_FRICTION = 0, TF_ROBOT_GRASP_WELD };
 #define TF_ROBOT_URDF_PARAM                                                                    \
   {                                                                                            \
     "robot_urdf", 0, 0, 1, "path", NULL,                                                       \
-        "a URDF file: its 7-joint serial arm in place of the built-in Panda, the Franka Hand " \
-        "on its last link (docs/robot.md)",                                                    \
+        "a URDF file (FILE.urdf, or FILE.urdf#LINK to end the arm at LINK): its 7-joint "      \
+        "serial arm in place of the built-in Panda, the Franka Hand on that link "             \
+        "(docs/robot.md)",                                                                      \
         .text = 1, .check = tf_urdf_check                                                      \
   }
 

@@ -311,6 +311,42 @@ static void test_mesh_collision(void** state) {
 }
 
 // the file is refused with one line naming it, the element and the problem
+// a file's own gripper past the tcp: two prismatic fingers on the tool. Without a tcp the
+// tree has two leaves and the loader asks for one; with FILE#l7 the arm ends at link 7 and the
+// tool and its fingers are left out (the Franka Hand replaces them): no mass of theirs in link
+// 7's body, and the arm builds with the hand
+static void test_gripper_past_tcp(void** state) {
+  char path[256], spec[300];
+  write_arm(path, *state, "fingers.urdf", "@EXTRA@",
+            "  <link name=\"finger_l\"><inertial>" UNIT_INERTIAL "</inertial></link>\n"
+            "  <link name=\"finger_r\"><inertial>" UNIT_INERTIAL "</inertial></link>\n"
+            "  <joint name=\"fl\" type=\"prismatic\"><parent link=\"tool\"/>"
+            "<child link=\"finger_l\"/><axis xyz=\"0 1 0\"/>"
+            "<limit lower=\"0\" upper=\"0.04\" effort=\"20\" velocity=\"0.2\"/></joint>\n"
+            "  <joint name=\"fr\" type=\"prismatic\"><parent link=\"tool\"/>"
+            "<child link=\"finger_r\"/><axis xyz=\"0 -1 0\"/>"
+            "<limit lower=\"0\" upper=\"0.04\" effort=\"20\" velocity=\"0.2\"/></joint>\n",
+            NULL);
+  tf_urdf* u = NULL;
+  char err[512] = "";
+  assert_int_equal(tf_urdf_load_spec(path, &u, err, sizeof(err)), -1);
+  assert_non_null(strstr(err, "name the tcp link (FILE.urdf#LINK)"));
+  snprintf(spec, sizeof(spec), "%s#nope", path);
+  assert_int_equal(tf_urdf_load_spec(spec, &u, err, sizeof(err)), -1);
+  assert_non_null(strstr(err, "no link named 'nope'"));
+  snprintf(spec, sizeof(spec), "%s#l7", path);
+  if (tf_urdf_load_spec(spec, &u, err, sizeof(err))) fail_msg("%s", err);
+  assert_string_equal(u->link[u->tcp].name, "l7");
+  assert_int_equal(tf_urdf_check(spec, err, sizeof(err)), 0);
+  tf_panda ids;
+  tf_model* m = build(u, 1, &ids);
+  // link 7's body holds link 7's own unit mass only: the 1 kg tool and the fingers are gone
+  if (fabs(m->body_mass[ids.link[6]] - 1.0) > 1e-12) fail_msg("link 7 mass %g", m->body_mass[ids.link[6]]);
+  assert_true(ids.hand >= 0);
+  tf_model_destroy(m);
+  tf_urdf_free(u);
+}
+
 static void expect_refused(const char* path, const char* element, const char* problem) {
   tf_urdf* u = NULL;
   char err[512] = "";
@@ -384,6 +420,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fixed_link_merges_its_mass, setup, teardown),
       cmocka_unit_test_setup_teardown(test_inertial_rpy_and_joint_types, setup, teardown),
       cmocka_unit_test_setup_teardown(test_mesh_collision, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gripper_past_tcp, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
