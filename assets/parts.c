@@ -67,6 +67,12 @@ static int parse_list(const char* text, double lo, double hi, int max, int whole
 
 int tf_param_parse(const char* what, const char* owner, const tf_param_spec* params, int nparam,
                    const tf_kv* kv, int nkv, double* values, char* err, size_t errlen) {
+  return tf_param_parse_texts(what, owner, params, nparam, kv, nkv, 1, values, err, errlen);
+}
+
+int tf_param_parse_texts(const char* what, const char* owner, const tf_param_spec* params,
+                         int nparam, const tf_kv* kv, int nkv, int check_texts, double* values,
+                         char* err, size_t errlen) {
   for (int i = 0; i < nparam; i++) {
     double first = params[i].value;
     if (params[i].list > 0 && params[i].list_default) {
@@ -92,7 +98,7 @@ int tf_param_parse(const char* what, const char* owner, const tf_param_spec* par
     const char* text = kv[k].value ? kv[k].value : "";
     if (spec->text) {
       // checked here, so that a sweep refuses a bad file before its first run
-      if (text[0] && spec->check && spec->check(text, err, errlen)) return -1;
+      if (check_texts && text[0] && spec->check && spec->check(text, err, errlen)) return -1;
       values[found] = text[0] ? 1 : 0;
       continue;
     }

@@ -68,6 +68,11 @@ const tf_part_info* tf_part_find(const char* name);
 // `what` and `owner` name it in messages ("task 'gears': ...")
 int tf_param_parse(const char* what, const char* owner, const tf_param_spec* params, int nparam,
                    const tf_kv* kv, int nkv, double* values, char* err, size_t errlen);
+// the same, with check_texts 0 skipping the text parameters' checks (a sweep has checked each
+// distinct text once already; a check may load files)
+int tf_param_parse_texts(const char* what, const char* owner, const tf_param_spec* params,
+                         int nparam, const tf_kv* kv, int nkv, int check_texts, double* values,
+                         char* err, size_t errlen);
 // a text parameter's text from the key=value pairs: the last one given, NULL when none (or
 // empty)
 const char* tf_param_text(const tf_param_spec* spec, const tf_kv* kv, int nkv);

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   printf("{\n  \"bench\": \"render\", \"width\": %d, \"height\": %d, \"tasks\": [\n", WIDTH,
          HEIGHT);
   int status = 0;
-  for (int t = 0; t < tf_task_count(); t++) {
+  for (int t = 0; t < tf_task_builtin_count(); t++) {
     const tf_task_info* task = tf_task_at(t);
     tf_run_options o;
     tf_run_options_default(&o);
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
         "\"closeup_ms_2threads\": %.2f, \"wide_ms_1thread\": %.2f, "
         "\"section_ms_1thread\": %.2f}%s\n",
         task->name, tf_render_scene_triangles(scene), build_ms, one_ms, cpu_ms, two_ms, wide_ms,
-        cut_ms, t + 1 < tf_task_count() ? "," : "");
+        cut_ms, t + 1 < tf_task_builtin_count() ? "," : "");
     if (one_ms < 0 || two_ms < 0 || wide_ms < 0 || cut_ms < 0) status = 1;
     tf_render_scene_destroy(scene);
     tf_env_free(task, &env);

@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
   }
   if (!cases) printf("{\n  \"bench\": \"robot_tasks\", \"threads\": 1,\n  \"runs\": [\n");
   int first = 1, rc = 0;
-  for (int t = 0; t < tf_task_count() && !rc; t++) {
+  for (int t = 0; t < tf_task_builtin_count() && !rc; t++) {
     const tf_task_info* task = tf_task_for_mode(tf_task_at(t), TF_MODE_ROBOT);
     if (!task || !wanted(task->name, ntask, tasks)) continue;
     char names[MAX_CONTROLLERS][NAME_LEN];

@@ -65,7 +65,7 @@ static void bench_options(tf_run_options* o, const tf_task_info* task) {
 
 // one line per run: its `tightfit run` arguments
 static void print_cases(void) {
-  for (int t = 0; t < tf_task_count(); t++) {
+  for (int t = 0; t < tf_task_builtin_count(); t++) {
     tf_run_options o;
     bench_options(&o, tf_task_at(t));
     printf("--task %s --duration %g", o.task, o.duration);
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
   job* jobs = calloc(3, sizeof(job));
   if (!jobs) return 1;
   printf("{\n  \"bench\": \"tasks\", \"mode\": \"rig\", \"threads\": 1,\n  \"runs\": [\n");
-  for (int t = 0; t < tf_task_count(); t++) {
+  for (int t = 0; t < tf_task_builtin_count(); t++) {
     const tf_task_info* task = tf_task_at(t);
     for (int k = 0; k < 3; k++) {
       bench_options(&jobs[k].options, task);

@@ -58,6 +58,8 @@ typedef struct merge_shard {
   char dir[TF_PATH_MAX];  // DIR/shards/K
   unsigned char* config;  // its config.json, as read
   size_t config_len;
+  char* config_path;  // shard.json's "config": the file the sweep read (relative paths in the
+                      // config, an assembly file's, resolve from its folder); NULL if none
   char* jsonl;  // its results.jsonl (NULL when it has none)
   size_t jsonl_len;
   int lock_fd;  // its lock, held from the checks to the end
@@ -124,6 +126,7 @@ static int compare_index(const void* a, const void* b) {
 static void free_merge(merge* m) {
   for (int i = 0; i < m->nshard; i++) {
     free(m->shard[i].config);
+    free(m->shard[i].config_path);
     free(m->shard[i].jsonl);
     if (m->shard[i].lock_fd >= 0) close(m->shard[i].lock_fd);  // releases the lock
   }
@@ -233,6 +236,8 @@ static void read_shard(merge* m, merge_shard* s) {
       problem(m, "%s: says shard %d/%d, but its folder is shards/%d", path, k, s->of, s->k);
       s->of = -1;
     }
+    const cJSON* from = cJSON_GetObjectItemCaseSensitive(o, "config");
+    if (cJSON_IsString(from) && from->valuestring[0]) s->config_path = strdup(from->valuestring);
     cJSON_Delete(o);
     free(text);
   }
@@ -299,11 +304,21 @@ static int load_plan(merge* m) {
   char path[TF_PATH_MAX + 32];
   snprintf(path, sizeof(path), "%s/config.json", m->shard[0].dir);
   char err[TF_CONFIG_ERRORS_TEXT];
-  if (tf_sweep_plan_load(&m->plan, path, tasks, ntasks, err, sizeof(err))) {
+  // the copy's bytes, read as the sweep read them: paths in it from the original's folder
+  const merge_shard* first = &m->shard[0];
+  int rc = first->config_path
+               ? tf_sweep_plan_parse_at(&m->plan, (const char*)first->config, first->config_path,
+                                        tasks, ntasks, err, sizeof(err))
+               : tf_sweep_plan_load(&m->plan, path, tasks, ntasks, err, sizeof(err));
+  if (rc) {
     for (char *line = err, *next; line; line = next) {
       next = strchr(line, '\n');
       if (next) *next++ = 0;
-      problem(m, "%s", line);
+      if (first->config_path) {
+        problem(m, "%s (read as %s): %s", path, first->config_path, line);
+      } else {
+        problem(m, "%s", line);
+      }
     }
     return -1;
   }

@@ -144,7 +144,8 @@ static int run_mjcf(const char* path, double dt, double duration, const char* in
 
 int tf_cmd_run(int argc, char** argv) {
   for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--task") == 0) return tf_cmd_run_task(argc, argv);
+    if (strcmp(argv[i], "--task") == 0 || strcmp(argv[i], "--assembly") == 0)
+      return tf_cmd_run_task(argc, argv);
   }
   const char* scene_name = NULL;
   const char* integrator_name = NULL;

@@ -29,6 +29,7 @@ int tf_cli_parse_run_options(const char* command, int argc, char** argv, tf_run_
   tf_run_options_default(o);
   *json = 0;
   const char* controller = NULL;
+  int assembly = 0;
   for (int i = 0; i < argc; i++) {
     const char* opt = argv[i];
     if (strcmp(opt, "--json") == 0) {
@@ -36,9 +37,9 @@ int tf_cli_parse_run_options(const char* command, int argc, char** argv, tf_run_
       continue;
     }
     static const char* const with_value[] = {
-        "--task",     "--mode",       "--solver",      "--dt",         "--substeps",
-        "--duration", "--envs",       "--threads",     "--seed",       "--iterations",
-        "--set",      "--controller", "--relinearize", "--persist-tol"};
+        "--task",     "--mode",       "--solver",      "--dt",          "--substeps",
+        "--duration", "--envs",       "--threads",     "--seed",        "--iterations",
+        "--set",      "--controller", "--relinearize", "--persist-tol", "--assembly"};
     int known = 0;
     for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
       known |= strcmp(opt, with_value[k]) == 0;
@@ -49,6 +50,13 @@ int tf_cli_parse_run_options(const char* command, int argc, char** argv, tf_run_
     double x;
     if (strcmp(opt, "--task") == 0) {
       o->task = value;
+    } else if (strcmp(opt, "--assembly") == 0) {
+      // --assembly FILE.json: --task assembly --set assembly=FILE.json (docs/assemblies.md)
+      if (o->nset >= TF_TASK_MAX_SET) return fail_usage(command, "%s", "too many --set options");
+      o->set[o->nset].key = "assembly";
+      o->set[o->nset].value = value;
+      o->nset++;
+      assembly = 1;
     } else if (strcmp(opt, "--mode") == 0) {
       if (strcmp(value, "rig") == 0) {
         o->mode = TF_MODE_RIG;
@@ -112,6 +120,9 @@ int tf_cli_parse_run_options(const char* command, int argc, char** argv, tf_run_
       o->nset++;
     }
   }
+  if (assembly && o->task && strcmp(o->task, "assembly") != 0)
+    return fail_usage(command, "--assembly runs task assembly, not '%s'", o->task);
+  if (assembly) o->task = "assembly";
   if (!o->task) return fail_usage(command, "%s", "--task is required");
   if (controller) {
     // robot mode's `controller` task parameter (so sweeps grid over it like any other key);
@@ -168,7 +179,7 @@ int tf_cmd_run_task(int argc, char** argv) {
   int parsed = tf_cli_parse_run_options("run", nrest, rest, &o, &json);
   free(rest);
   if (parsed) return TF_EXIT_USAGE;
-  char err[512];
+  char err[2048];  // an assembly file's problems come all at once
   if (record && tf_record_path_check(record, err, sizeof(err))) {
     fprintf(stderr, "tightfit run: --record: %s\n", err);
     return TF_EXIT_USAGE;

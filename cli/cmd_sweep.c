@@ -284,12 +284,34 @@ static int check_shard(const sweep_args* a) {
   return TF_EXIT_USAGE;
 }
 
-// DIR/shards/K/shard.json: which part of which split the folder holds, for the merge
+// DIR/shards/K/shard.json: which part of which split the folder holds, and the config file
+// the sweep read (absolute: relative paths in the config resolve from its folder), for the
+// merge
 static int write_shard(const sweep_args* a, int nrun) {
-  char text[128];
-  int len = snprintf(text, sizeof(text), "{\"shard\": %d, \"of\": %d, \"runs\": %d}\n", a->shard,
-                     a->nshard, nrun);
-  return write_atomic(a->dir, TF_SHARD_FILE, text, (size_t)len);
+  cJSON* o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "shard", a->shard);
+  cJSON_AddNumberToObject(o, "of", a->nshard);
+  cJSON_AddNumberToObject(o, "runs", nrun);
+  char* config = realpath(a->config, NULL);
+  cJSON_AddStringToObject(o, "config", config ? config : a->config);
+  free(config);
+  char* text = cJSON_PrintUnformatted(o);
+  cJSON_Delete(o);
+  if (!text) {
+    fprintf(stderr, "tightfit sweep: out of memory\n");
+    return -1;
+  }
+  size_t len = strlen(text);
+  char* line = malloc(len + 2);
+  int rc = -1;
+  if (line) {
+    memcpy(line, text, len);
+    memcpy(line + len, "\n", 2);
+    rc = write_atomic(a->dir, TF_SHARD_FILE, line, len + 1);
+  }
+  free(line);
+  cJSON_free(text);
+  return rc;
 }
 
 // the sweep proper, once the plan is valid and the folder is ours; returns the exit status
@@ -461,7 +483,8 @@ static int sweep(const sweep_args* a, const tf_sweep_plan* plan, tf_sweep_mpi* m
     fprintf(stderr, "tightfit sweep: out of memory\n");
     status = TF_EXIT_FAIL;
   }
-  if (tf_sweep_mpi_share(mpi, status, plan->source, plan->source_len, hosts) && status == 0) {
+  if (tf_sweep_mpi_share(mpi, status, plan->source, plan->source_len, a->config, hosts) &&
+      status == 0) {
     fprintf(stderr, "tightfit sweep: MPI could not send the config to the other ranks\n");
     status = TF_EXIT_FAIL;
   }
@@ -503,7 +526,7 @@ int tf_cmd_sweep(int argc, char** argv) {
       if (next) *next++ = 0;
       fprintf(stderr, "tightfit sweep: %s\n", line);
     }
-    tf_sweep_mpi_share(mpi, TF_EXIT_USAGE, NULL, 0, NULL);
+    tf_sweep_mpi_share(mpi, TF_EXIT_USAGE, NULL, 0, NULL, NULL);
     tf_sweep_mpi_end(mpi);
     return TF_EXIT_USAGE;
   }
@@ -512,7 +535,7 @@ int tf_cmd_sweep(int argc, char** argv) {
   if (tf_sweep_video_parse(&video, plan.video, err, sizeof(err))) {
     fprintf(stderr, "tightfit sweep: %s: %s\n", a.config, err);
     tf_sweep_plan_free(&plan);
-    tf_sweep_mpi_share(mpi, TF_EXIT_USAGE, NULL, 0, NULL);
+    tf_sweep_mpi_share(mpi, TF_EXIT_USAGE, NULL, 0, NULL, NULL);
     tf_sweep_mpi_end(mpi);
     return TF_EXIT_USAGE;
   }

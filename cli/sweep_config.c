@@ -14,6 +14,7 @@
 #include "config_errors.h"
 #include "file_io.h"
 #include "json_keys.h"
+#include "sweep_assembly.h"
 #include "sweep_record.h"
 #include "sweep_video.h"
 
@@ -763,8 +764,10 @@ static int validate_runs(const tf_sweep_plan* plan, tf_config_errors* e) {
     tf_sweep_run_options(plan, i, &o);
     const tf_task_info* task = plan->task[t];
     char why[512];
-    if (tf_param_parse("task", task->name, task->params, task->nparam, o.set, o.nset, values, why,
-                       sizeof(why))) {
+    // each text value (a file) was checked once where it was read (parse_value): not again
+    // for every run that uses it
+    if (tf_param_parse_texts("task", task->name, task->params, task->nparam, o.set, o.nset, 0,
+                             values, why, sizeof(why))) {
       tf_config_fail(e, "run %d (task %s, seed %llu): %s", i, task->name,
                      (unsigned long long)o.seed, why);
       reported |= 1u << t;
@@ -825,8 +828,8 @@ static void json_error(const char* text, const char* end, tf_config_errors* e) {
 
 // the whole check: every problem into e (a malformed JSON text is one problem, since nothing
 // after the parse error can be read); 0 or -1, and on -1 an empty plan
-static int plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_info* const* tasks,
-                      int ntasks, tf_config_errors* e) {
+static int plan_parse_text(tf_sweep_plan* plan, const char* text, const tf_task_info* const* tasks,
+                           int ntasks, tf_config_errors* e) {
   memset(plan, 0, sizeof(*plan));
   plan->envs = 1;
   plan->mode = TF_MODE_RIG;
@@ -851,15 +854,36 @@ static int plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_info*
   return rc;
 }
 
+// "assembly": FILE.json as task assembly (sweep_assembly.h; config_path: the file's folder
+// for a relative FILE, NULL: as given), then the config
+static int plan_parse(tf_sweep_plan* plan, const char* text, const char* config_path,
+                      const tf_task_info* const* tasks, int ntasks, tf_config_errors* e) {
+  char* rewritten = NULL;
+  char why[TF_CONFIG_ERROR_LEN];
+  if (tf_sweep_assembly_rewrite(text, config_path, &rewritten, why, sizeof(why))) {
+    memset(plan, 0, sizeof(*plan));
+    return tf_config_fail(e, "%s", why);
+  }
+  int rc = plan_parse_text(plan, rewritten ? rewritten : text, tasks, ntasks, e);
+  free(rewritten);
+  return rc;
+}
+
 int tf_sweep_plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_info* const* tasks,
                         int ntasks, char* err, size_t errlen) {
+  return tf_sweep_plan_parse_at(plan, text, NULL, tasks, ntasks, err, errlen);
+}
+
+int tf_sweep_plan_parse_at(tf_sweep_plan* plan, const char* text, const char* config_path,
+                           const tf_task_info* const* tasks, int ntasks, char* err,
+                           size_t errlen) {
   tf_config_errors* e = calloc(1, sizeof(*e));
   if (!e) {
     memset(plan, 0, sizeof(*plan));
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  int rc = plan_parse(plan, text, tasks, ntasks, e);
+  int rc = plan_parse(plan, text, config_path, tasks, ntasks, e);
   if (rc) tf_config_errors_join(e, "", err, errlen);
   free(e);
   return rc;
@@ -890,7 +914,7 @@ int tf_sweep_plan_load(tf_sweep_plan* plan, const char* path, const tf_task_info
     snprintf(err, errlen, "%s: out of memory", path);
     return -1;
   }
-  int rc = plan_parse(plan, text, tasks, ntasks, e);
+  int rc = plan_parse(plan, text, path, tasks, ntasks, e);
   if (rc) {
     char prefix[TF_CONFIG_ERROR_LEN];
     snprintf(prefix, sizeof(prefix), "%s: ", path);

@@ -60,8 +60,8 @@ int tf_sweep_mpi_start(tf_sweep_mpi** out, int* rank, int* size, double rank_tim
 void tf_sweep_mpi_end(tf_sweep_mpi* m) { (void)m; }
 
 int tf_sweep_mpi_share(tf_sweep_mpi* m, int status, const char* text, size_t len,
-                       char (*hosts)[TF_MPI_HOST_LEN]) {
-  (void)m, (void)status, (void)text, (void)len;
+                       const char* config_path, char (*hosts)[TF_MPI_HOST_LEN]) {
+  (void)m, (void)status, (void)text, (void)len, (void)config_path;
   if (hosts && gethostname(hosts[0], TF_MPI_HOST_LEN - 1) != 0) {
     snprintf(hosts[0], TF_MPI_HOST_LEN, "unknown");
   }
@@ -205,17 +205,21 @@ static int receive(tf_sweep_mpi* m, const MPI_Status* st) {
 }
 
 int tf_sweep_mpi_share(tf_sweep_mpi* m, int status, const char* text, size_t len,
-                       char (*hosts)[TF_MPI_HOST_LEN]) {
+                       const char* config_path, char (*hosts)[TF_MPI_HOST_LEN]) {
   if (!m) {
     if (hosts && gethostname(hosts[0], TF_MPI_HOST_LEN - 1) != 0) {
       snprintf(hosts[0], TF_MPI_HOST_LEN, "unknown");
     }
     return 0;
   }
-  long head[2] = {status, (long)len};
-  if (MPI_Bcast(head, 2, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return -1;
+  size_t plen = config_path ? strlen(config_path) : 0;
+  long head[3] = {status, (long)len, (long)plen};
+  if (MPI_Bcast(head, 3, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return -1;
   if (status) return 0;
-  if (MPI_Bcast((void*)text, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return -1;
+  if (MPI_Bcast((void*)text, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+      MPI_Bcast((void*)config_path, (int)plen, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    return -1;
+  }
   char mine[TF_MPI_HOST_LEN] = "";
   if (gethostname(mine, sizeof(mine) - 1) != 0) snprintf(mine, sizeof(mine), "unknown");
   if (MPI_Gather(mine, TF_MPI_HOST_LEN, MPI_CHAR, hosts, TF_MPI_HOST_LEN, MPI_CHAR, 0,
@@ -551,23 +555,32 @@ static int serve_threads(tf_sweep_mpi* m, worker_rank* w, int jobs) {
 }
 
 int tf_sweep_mpi_worker(tf_sweep_mpi* m, int jobs, const tf_task_info* const* tasks, int ntasks) {
-  long head[2] = {0, 0};
-  if (MPI_Bcast(head, 2, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return TF_EXIT_FAIL;
+  long head[3] = {0, 0, 0};
+  if (MPI_Bcast(head, 3, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return TF_EXIT_FAIL;
   if (head[0]) return (int)head[0];  // rank 0 said why
   char* text = malloc((size_t)head[1] + 1);
-  if (!text || MPI_Bcast(text, (int)head[1], MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+  char* config_path = malloc((size_t)head[2] + 1);
+  if (!text || !config_path ||
+      MPI_Bcast(text, (int)head[1], MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+      MPI_Bcast(config_path, (int)head[2], MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
     free(text);
+    free(config_path);
     return TF_EXIT_FAIL;
   }
   text[head[1]] = 0;
+  config_path[head[2]] = 0;
   char mine[TF_MPI_HOST_LEN] = "";
   if (gethostname(mine, sizeof(mine) - 1) != 0) snprintf(mine, sizeof(mine), "unknown");
   MPI_Gather(mine, TF_MPI_HOST_LEN, MPI_CHAR, NULL, 0, MPI_CHAR, 0, MPI_COMM_WORLD);
 
   tf_sweep_plan plan;
   char* err = malloc(TF_CONFIG_ERRORS_TEXT);
-  int rc = err ? tf_sweep_plan_parse(&plan, text, tasks, ntasks, err, TF_CONFIG_ERRORS_TEXT) : -1;
+  // the config as rank 0 read it from its file: paths in it (an assembly file) resolve alike
+  int rc = err ? tf_sweep_plan_parse_at(&plan, text, config_path, tasks, ntasks, err,
+                                        TF_CONFIG_ERRORS_TEXT)
+               : -1;
   free(text);
+  free(config_path);
   if (rc) {
     // rank 0 parsed the same text: only another build can disagree
     fprintf(stderr, "tightfit sweep: rank %d cannot read the config rank 0 sent: %s\n", m->rank,

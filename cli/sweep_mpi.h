@@ -38,10 +38,11 @@ int tf_sweep_mpi_start(tf_sweep_mpi** out, int* rank, int* size, double rank_tim
 void tf_sweep_mpi_end(tf_sweep_mpi* m);
 
 // rank 0: tells the other ranks whether the sweep goes ahead (status 0) and, if so, sends
-// them the config text and gathers their host names into hosts (size x TF_MPI_HOST_LEN,
-// rank order). Returns 0, or -1 when MPI failed
+// them the config text and its file's path (relative paths in it resolve from there) and
+// gathers their host names into hosts (size x TF_MPI_HOST_LEN, rank order). Returns 0, or -1
+// when MPI failed
 int tf_sweep_mpi_share(tf_sweep_mpi* m, int status, const char* text, size_t len,
-                       char (*hosts)[TF_MPI_HOST_LEN]);
+                       const char* config_path, char (*hosts)[TF_MPI_HOST_LEN]);
 
 // ranks > 0: the whole of their sweep: the config from rank 0, then runs on jobs threads
 // until rank 0 has no more; returns the exit status

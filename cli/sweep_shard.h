@@ -5,8 +5,10 @@
 // A run's shard depends on its id alone (the id's 64-bit value modulo N), not on its place in
 // the plan, so an extended grid keeps every existing run in its shard, as --resume keeps its
 // row. A shard folder is an ordinary sweep folder (config.json, machine.json, results.jsonl,
-// results.csv, record/) plus DIR/shards/K/shard.json, {"shard": K, "of": N, "runs": M} with
-// M the plan's runs in that shard; it has no report and no videos: the merge makes those.
+// results.csv, record/) plus DIR/shards/K/shard.json, {"shard": K, "of": N, "runs": M,
+// "config": PATH} with M the plan's runs in that shard and PATH the config file the sweep read
+// (absolute; relative paths in the config resolve from its folder, for the merge too); it has
+// no report and no videos: the merge makes those.
 #ifndef TF_SWEEP_SHARD_H
 #define TF_SWEEP_SHARD_H
 

@@ -87,10 +87,16 @@ typedef struct tf_task_info {
   // observations, reward and the script as a policy. NULL: the mode cannot be stepped by a
   // policy. A run (tf_task_run) never reads it.
   const struct tf_task_policy* policy;
+  // 1: the scene comes from a user's file (the `assembly` task: assembly=FILE.json), so there
+  // is no default run; the loops over the built-in tasks (benches) skip it
+  int user_scene;
 } tf_task_info;
 
 int tf_task_count(void);
 const tf_task_info* tf_task_at(int index);
+// the built-in tasks come first: tf_task_at(0 .. tf_task_builtin_count() - 1); the tasks whose
+// scene is a user's file (user_scene) follow
+int tf_task_builtin_count(void);
 const tf_task_info* tf_task_find(const char* name);
 // the entry that runs task in mode: the task itself (rig), its robot entry (robot), or NULL
 // when the task has no such mode

@@ -8,6 +8,12 @@ static const tf_task_info* const tasks[] = {TF_TASK_LIST};
 
 int tf_task_count(void) { return (int)(sizeof(tasks) / sizeof(tasks[0])) - 1; }
 
+int tf_task_builtin_count(void) {
+  int n = 0;
+  while (n < tf_task_count() && !tasks[n]->user_scene) n++;
+  return n;
+}
+
 const tf_task_info* tf_task_at(int index) {
   return index >= 0 && index < tf_task_count() ? tasks[index] : NULL;
 }

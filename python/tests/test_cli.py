@@ -72,4 +72,4 @@ def test_sweep_bad_config_names_its_path(tmp_path):
 
 def test_catalog_lists_the_tasks():
     names = [t["name"] for t in tightfit.catalog()["tasks"]]
-    assert names == ["peg", "boltnut", "gears", "connectors"]
+    assert names == ["peg", "boltnut", "gears", "connectors", "assembly"]

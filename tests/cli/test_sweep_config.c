@@ -19,6 +19,7 @@
 
 #include "config_errors.c"
 #include "json_keys.c"
+#include "sweep_assembly.c"
 #include "sweep_config.c"
 #include "sweep_record.c"
 #include "sweep_video.c"

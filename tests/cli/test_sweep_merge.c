@@ -603,7 +603,7 @@ static void test_resplit_refused(void** state) {
   free(config_before);
   free(config_after);
   char* shard = read_in(fx->out, "shards/1/shard.json");
-  assert_non_null(strstr(shard, "\"of\": 3"));
+  assert_non_null(strstr(shard, "\"of\":3"));
   free(shard);
 }
 

@@ -36,6 +36,11 @@ static void test_registries(void** state) {
   }
   assert_null(tf_task_find("no_such_task"));
   assert_null(tf_task_at(tf_task_count()));
+  // the built-in tasks first, the user-scene ones (an assembly file's) after them
+  assert_true(tf_task_builtin_count() >= 4);
+  for (int i = 0; i < tf_task_count(); i++) {
+    assert_int_equal(tf_task_at(i)->user_scene, i >= tf_task_builtin_count());
+  }
   for (int i = 0; i < tf_task_gate_count(); i++) {
     assert_ptr_equal(tf_task_gate_find(tf_task_gate_at(i)->name), tf_task_gate_at(i));
   }
