@@ -11,6 +11,8 @@
 //   assembly_parts.c     each part's solid: its SDF, mesh, mass and overlap-probe samples
 //   assembly_scene.c     the model: bodies, mounts, colliders, the drive's actuator, probes
 //   assembly_task.c      the task entry: schema, build, control, observe, finish
+//   assembly_robot.c     robot mode: the scene in the Panda's cell, picked and inserted
+//                        (assembly_robot.h)
 //
 // Units: every length in the file is in its "units" (m by default); inside the task all is SI.
 // Frames: world z up (gravity -z by default); a part's pose places its own frame (the mesh's
@@ -104,6 +106,17 @@ typedef struct asm_file {
   int gear_sign[ASM_MAX_GEARS];
   double slip_t0;       // s
   double ratio_window;  // s
+  // robot mode (assembly_robot.c): the file's "robot" and "grasp" sections
+  struct {
+    char urdf[ASM_PATH_LEN];  // "": the built-in Panda; else the URDF (resolved), "#LINK" added
+    double opening;           // m: the gripper's start opening (both fingers), NaN: default
+    double force;             // N: each finger's force limit, NaN: the Panda's
+  } robot;
+  struct {
+    int given;       // 1: "grasp.pos" given (else the part's centre)
+    double pos[3];   // m: where the TCP holds the inserted part, in the part's frame
+    double width;    // m: the part between the pads there, NaN: from its bounding box
+  } grasp;
 } asm_file;
 
 // parses and checks the whole file (check_files: mesh files read and checked to bound a
@@ -156,6 +169,7 @@ typedef struct asm_state {
   int joint[ASM_MAX_PARTS];    // the mount's joint, -1 none
   int actuator;                // the drive's, -1 none
   asm_solid solid[ASM_MAX_PARTS];
+  int sdf[ASM_MAX_PARTS];  // each part's SDF definition in the model
   char overlap_name[TF_PROBE_MAX_OVERLAP][25];  // overlap.<a>_<b>_peak_m
   // observe
   double start_depth;
@@ -163,10 +177,55 @@ typedef struct asm_state {
   int started;
 } asm_state;
 
+// collision bits of a part's collider geom (robot mode's cell; NULL: the engine's defaults)
+typedef struct asm_bits {
+  unsigned contype, conaffinity;
+} asm_bits;
+
+// adds part p of s->file to b: its solid (s->solid[p]), body and mount, collider (bits: moving
+// parts' collider bits, NULL: the engine's) and the overlap probe's geom; 0 or -1 with a message
+int asm_scene_add_part(tf_builder* b, asm_state* s, int p, const asm_bits* bits, char* err,
+                       size_t errlen);
+// env->probe from s's file and ids
+void asm_probe_spec(tf_probe_spec* p, asm_state* s);
+
 // builds env's model, data and probe spec from s->file; 0 or -1 with a message
 int asm_scene_build(tf_env* env, asm_state* s, const tf_physics* physics, char* err, size_t errlen);
 // the seated check: the insertion part's distance from its seat (m) and tilt (rad)
 double asm_seat_error(const asm_state* s, const tf_data* d);
 double asm_tilt(const asm_state* s, const tf_data* d);
+
+// ---------------------------------------------------------------- task (assembly_task.c)
+
+// the schema's entries: the rig's (A_ASSEMBLY .. A_CHORD), then robot mode's own
+enum {
+  A_ASSEMBLY,
+  A_COLLIDER,
+  A_MU,
+  A_SCALE,
+  A_OFFSET,
+  A_TILT,
+  A_SPEED,
+  A_FORCE,
+  A_TORQUE,
+  A_CLEARANCE,
+  A_BACKLASH,
+  A_CHORD,
+  A_N,  // the rig's schema ends here
+  A_CONTROLLER = A_N,
+  A_GRASP,
+  A_PERTURB_MM,
+  A_PERTURB_DEG,
+  A_ROBOT_URDF,
+  A_ROBOT_N
+};
+extern const tf_param_spec asm_robot_params[A_ROBOT_N];
+
+// the run's file: loaded from the `assembly` parameter, the run's keys over it; 0 or -1
+int asm_load_for_run(tf_env* env, asm_state* s, const tf_param_spec* params, int nparam,
+                     const double* values, char* err, size_t errlen);
+// the rig's metrics and success rule for env (its state an asm_state, or a struct that starts
+// with one): "success", "why" and assembly.*
+void asm_finish_rule(tf_env* env, tf_metrics* out);
 
 #endif  // TF_TASK_ASSEMBLY_H

@@ -16,6 +16,7 @@
 #include "mesh_io.h"
 #include "mesh_validate.h"
 #include "tf_math.h"
+#include "urdf.h"
 
 #define DEG (M_PI / 180)
 
@@ -643,6 +644,65 @@ static void parse_success(asm_file* f, const cJSON* o, asm_errors* e) {
   number(o, "slip_max", "success", 0, 10, &f->slip_max, e);
 }
 
+// "robot": {"urdf": FILE, "tcp": LINK, "gripper": {"opening_mm", "force_n"}} and "grasp":
+// {"pos": [x, y, z], "width_mm": w}: robot mode's (assembly_robot.c); the rig ignores them
+static void parse_robot(asm_file* f, const cJSON* o, const cJSON* g, int check_files,
+                        asm_errors* e) {
+  f->robot.opening = NAN;
+  f->robot.force = NAN;
+  f->grasp.width = NAN;
+  if (o && !cJSON_IsObject(o)) {
+    fail(e, "robot", "must be an object {\"urdf\": ..., \"tcp\": ..., \"gripper\": {...}}");
+  } else if (o) {
+    static const char* const keys[] = {"urdf", "tcp", "gripper"};
+    check_keys(o, "robot", keys, 3, NULL, e);
+    const cJSON* u = cJSON_GetObjectItemCaseSensitive(o, "urdf");
+    const cJSON* t = cJSON_GetObjectItemCaseSensitive(o, "tcp");
+    if (u && (!cJSON_IsString(u) || !u->valuestring[0]))
+      fail(e, "robot.urdf", "must be a URDF file's name");
+    if (t && (!cJSON_IsString(t) || !t->valuestring[0] || strchr(t->valuestring, '#')))
+      fail(e, "robot.tcp", "must be a link's name");
+    if (t && !u) fail(e, "robot.tcp", "needs \"urdf\" (a link of that arm)");
+    if (u && cJSON_IsString(u) && u->valuestring[0]) {
+      char path[ASM_PATH_LEN];
+      resolve(path, sizeof(path), f->path, u->valuestring);
+      int n = cJSON_IsString(t) ? snprintf(f->robot.urdf, sizeof(f->robot.urdf), "%s#%s", path,
+                                           t->valuestring)
+                                : snprintf(f->robot.urdf, sizeof(f->robot.urdf), "%s", path);
+      if (n < 0 || (size_t)n >= sizeof(f->robot.urdf)) {
+        fail(e, "robot.urdf", "path too long");
+        f->robot.urdf[0] = 0;
+      } else if (check_files) {
+        char why[512];
+        if (tf_urdf_check(f->robot.urdf, why, sizeof(why))) fail(e, "robot.urdf", "%s", why);
+      }
+    }
+    const cJSON* gr = cJSON_GetObjectItemCaseSensitive(o, "gripper");
+    if (gr && !cJSON_IsObject(gr)) {
+      fail(e, "robot.gripper", "must be an object {\"opening_mm\": ..., \"force_n\": ...}");
+    } else if (gr) {
+      static const char* const gkeys[] = {"opening_mm", "force_n"};
+      check_keys(gr, "robot.gripper", gkeys, 2, NULL, e);
+      double v;
+      if (number(gr, "opening_mm", "robot.gripper", 0, 80, &v, e) > 0) f->robot.opening = v * 1e-3;
+      if (number(gr, "force_n", "robot.gripper", 1, 1000, &v, e) > 0) f->robot.force = v;
+    }
+  }
+  if (g && !cJSON_IsObject(g)) {
+    fail(e, "grasp", "must be an object {\"pos\": [x, y, z], \"width_mm\": w}");
+  } else if (g) {
+    static const char* const keys[] = {"pos", "width_mm"};
+    check_keys(g, "grasp", keys, 2, NULL, e);
+    double pos[3];
+    if (vec3(g, "pos", "grasp", 0, pos, e) > 0) {
+      tf_vec3_scale(f->grasp.pos, pos, f->unit);
+      f->grasp.given = 1;
+    }
+    double w;
+    if (number(g, "width_mm", "grasp", 0.1, 80, &w, e) > 0) f->grasp.width = w * 1e-3;
+  }
+}
+
 // "FILE: " (and "N problems: " when several) before the problems, "; ... and N more" after;
 // fail() kept room for both
 static void finish_errors(asm_errors* e, const char* prefix) {
@@ -710,7 +770,8 @@ static int load(asm_file* f, const char* path, int check_files, char* err, size_
   }
   static const char* const keys[] = {"description", "units",      "collider",      "gravity",
                                      "friction",    "min_margin", "pair_contacts", "parts",
-                                     "drive",       "insertion",  "success",       "probes"};
+                                     "drive",       "insertion",  "success",       "probes",
+                                     "robot",       "grasp"};
   check_keys(root, "", keys, (int)(sizeof(keys) / sizeof(keys[0])), NULL, &e);
   const cJSON* d = cJSON_GetObjectItemCaseSensitive(root, "description");
   if (d && !cJSON_IsString(d)) fail(&e, "description", "must be a string");
@@ -737,6 +798,8 @@ static int load(asm_file* f, const char* path, int check_files, char* err, size_
   parse_insertion(f, cJSON_GetObjectItemCaseSensitive(root, "insertion"), &e);
   parse_probes(f, cJSON_GetObjectItemCaseSensitive(root, "probes"), &e);
   parse_success(f, cJSON_GetObjectItemCaseSensitive(root, "success"), &e);
+  parse_robot(f, cJSON_GetObjectItemCaseSensitive(root, "robot"),
+              cJSON_GetObjectItemCaseSensitive(root, "grasp"), check_files, &e);
   if (f->drive.type == ASM_DRIVE_PUSH && f->drive.part >= 0 && f->insertion.part < 0)
     fail(&e, "drive", "a push goes along the insertion axis: needs \"insertion\"");
   cJSON_Delete(root);

@@ -37,15 +37,18 @@ static tf_part_geometry view(const asm_solid* s) {
   return g;
 }
 
-static int add_part(tf_builder* b, asm_state* s, int p, char* err, size_t errlen) {
+int asm_scene_add_part(tf_builder* b, asm_state* s, int p, const asm_bits* bits, char* err,
+                       size_t errlen) {
   const asm_file* f = &s->file;
   const asm_part* q = &f->part[p];
   asm_solid* solid = &s->solid[p];
-  if (asm_solid_build(solid, f, p, err, errlen)) return -1;
+  // (a solid built beforehand, robot mode's, is used as it is)
+  if (!solid->vert && asm_solid_build(solid, f, p, err, errlen)) return -1;
   tf_part_geometry g = view(solid);
   int mesh = -1;
   int sdf = tf_part_add_mesh_and_sdf(b, q->name, &g, &mesh);
   if (sdf < 0) return oom(err, errlen);
+  s->sdf[p] = sdf;
   s->joint[p] = -1;
   int body = 0;
   if (q->mount != ASM_FIXED) {
@@ -91,6 +94,10 @@ static int add_part(tf_builder* b, asm_state* s, int p, char* err, size_t errlen
   }
   geom.friction[0] = isnan(q->mu) ? f->mu : q->mu;
   geom.condim = 3;
+  if (bits && body != 0) {
+    geom.contype = bits->contype;
+    geom.conaffinity = bits->conaffinity;
+  }
   if (tf_builder_add_geom(b, &geom) < 0) return oom(err, errlen);
   // the overlap probe's view: the same SDF, colliding with nothing
   char name[ASM_NAME_LEN + 8];
@@ -124,7 +131,7 @@ static int add_drive(tf_builder* b, asm_state* s) {
   return s->actuator < 0 ? -1 : 0;
 }
 
-static void probe_spec(tf_probe_spec* p, asm_state* s) {
+void asm_probe_spec(tf_probe_spec* p, asm_state* s) {
   const asm_file* f = &s->file;
   if (f->tunnel >= 0) {
     p->tunnel_body = s->body[f->tunnel];
@@ -180,7 +187,8 @@ int asm_scene_build(tf_env* env, asm_state* s, const tf_physics* physics, char* 
   }
   tf_builder_set_option(b, &opt);
   int rc = 0;
-  for (int p = 0; p < f->npart && rc == 0; p++) rc = add_part(b, s, p, err, errlen);
+  for (int p = 0; p < f->npart && rc == 0; p++)
+    rc = asm_scene_add_part(b, s, p, NULL, err, errlen);
   if (rc == 0 && add_drive(b, s)) rc = oom(err, errlen);
   if (rc == 0) rc = tf_env_compile(env, b, "assembly", err, errlen);
   tf_builder_destroy(b);
@@ -199,7 +207,7 @@ int asm_scene_build(tf_env* env, asm_state* s, const tf_physics* physics, char* 
     }
   }
   tf_kinematics(m, d);
-  probe_spec(&env->probe, s);
+  asm_probe_spec(&env->probe, s);
   return 0;
 }
 

@@ -18,25 +18,10 @@
 #include <string.h>
 
 #include "assembly.h"
+#include "task_robot.h"
 #include "tf_math.h"
 
 #define DEG (M_PI / 180)
-
-enum {
-  A_ASSEMBLY,
-  A_COLLIDER,
-  A_MU,
-  A_SCALE,
-  A_OFFSET,
-  A_TILT,
-  A_SPEED,
-  A_FORCE,
-  A_TORQUE,
-  A_CLEARANCE,
-  A_BACKLASH,
-  A_CHORD,
-  A_N
-};
 
 // ---------------------------------------------------------------- the file's check
 
@@ -55,32 +40,51 @@ int asm_file_check(const char* path, char* err, size_t errlen) {
   return rc;
 }
 
-static const tf_param_spec asm_params[A_N] = {
-    [A_ASSEMBLY] = {"assembly", 0, 0, 1, "", NULL,
-                    "the assembly file (JSON, docs/assemblies.md); its mesh paths are relative "
-                    "to its folder",
-                    .text = 1, .check = asm_file_check},
-    [A_COLLIDER] = {"collider", 0, 0, 2, "", "file|sdf|mesh_sdf",
-                    "file: the file's \"collider\"; sdf: every part an SDF; mesh_sdf: moving "
-                    "parts' meshes in the other parts' SDFs"},
-    [A_MU] = {"mu", NAN, 0, 10, "", NULL, "every part's friction (default: the file's)"},
-    [A_SCALE] = {"scale", NAN, 1e-3, 1e3, "", NULL,
-                 "the moving part's mesh scaled about its origin (mesh parts; default: the "
-                 "file's)"},
-    [A_OFFSET] = {"offset_mm", NAN, -1000, 1000, "mm", NULL,
-                  "x,y,z added to the moving part's start position (world)", 3, NULL, 3},
-    [A_TILT] = {"tilt_deg", NAN, -90, 90, "deg", NULL,
-                "the moving part's start turned about the world x axis through its origin"},
-    [A_SPEED] = {"speed", NAN, -1000, 1000, "m/s|rad/s", NULL,
-                 "the drive's speed (velocity servo target, or push start speed)"},
-    [A_FORCE] = {"force", NAN, -1e6, 1e6, "N", NULL, "the push drive's force"},
-    [A_TORQUE] = {"torque", NAN, -1e6, 1e6, "N m", NULL, "the torque drive's torque"},
-    [A_CLEARANCE] = {"clearance_um", NAN, 0, 5000, "um", NULL,
-                     "every library part that has clearance_um (hole, ...)"},
-    [A_BACKLASH] = {"backlash_mm", NAN, 0, 10, "mm", NULL,
-                    "every library part that has backlash_mm (gear)"},
-    [A_CHORD] = {"chord_um", NAN, 0.1, 1000, "um", NULL,
+// the rig's keys, robot mode's schema begins with them too
+#define ASM_RIG_PARAMS \
+    [A_ASSEMBLY] = {"assembly", 0, 0, 1, "", NULL, \
+                    "the assembly file (JSON, docs/assemblies.md); its mesh paths are relative " \
+                    "to its folder", \
+                    .text = 1, .check = asm_file_check}, \
+    [A_COLLIDER] = {"collider", 0, 0, 2, "", "file|sdf|mesh_sdf", \
+                    "file: the file's \"collider\"; sdf: every part an SDF; mesh_sdf: moving " \
+                    "parts' meshes in the other parts' SDFs"}, \
+    [A_MU] = {"mu", NAN, 0, 10, "", NULL, "every part's friction (default: the file's)"}, \
+    [A_SCALE] = {"scale", NAN, 1e-3, 1e3, "", NULL, \
+                 "the moving part's mesh scaled about its origin (mesh parts; default: the " \
+                 "file's)"}, \
+    [A_OFFSET] = {"offset_mm", NAN, -1000, 1000, "mm", NULL, \
+                  "x,y,z added to the moving part's start position (world)", 3, NULL, 3}, \
+    [A_TILT] = {"tilt_deg", NAN, -90, 90, "deg", NULL, \
+                "the moving part's start turned about the world x axis through its origin"}, \
+    [A_SPEED] = {"speed", NAN, -1000, 1000, "m/s|rad/s", NULL, \
+                 "the drive's speed (velocity servo target, or push start speed)"}, \
+    [A_FORCE] = {"force", NAN, -1e6, 1e6, "N", NULL, "the push drive's force"}, \
+    [A_TORQUE] = {"torque", NAN, -1e6, 1e6, "N m", NULL, "the torque drive's torque"}, \
+    [A_CLEARANCE] = {"clearance_um", NAN, 0, 5000, "um", NULL, \
+                     "every library part that has clearance_um (hole, ...)"}, \
+    [A_BACKLASH] = {"backlash_mm", NAN, 0, 10, "mm", NULL, \
+                    "every library part that has backlash_mm (gear)"}, \
+    [A_CHORD] = {"chord_um", NAN, 0.1, 1000, "um", NULL, \
                  "every library part's collider mesh chord error"},
+
+static const tf_param_spec asm_params[A_N] = {ASM_RIG_PARAMS};
+
+const tf_param_spec asm_robot_params[A_ROBOT_N] = {
+    ASM_RIG_PARAMS
+    [A_CONTROLLER] = {"controller", TF_ROBOT_OSC, 0, TF_ROBOT_NCONTROLLER - 1, "",
+                      TF_ROBOT_CONTROLLER_CHOICES,
+                      "the arm's controller: operational space, task-space impedance, "
+                      "differential IK into joint PD, or joint PD on IK keyframes"},
+    [A_GRASP] = {"grasp", TF_ROBOT_GRASP_FRICTION, 0, 1, "", TF_ROBOT_GRASP_CHOICES,
+                 "friction: picked off its stand and held by the fingers; weld: starts welded "
+                 "in the hand (no grasp slip)"},
+    [A_PERTURB_MM] = {"perturb_mm", 3, 0, 10, "mm", NULL,
+                      "every environment: the part's start within this of the stand's centre"},
+    [A_PERTURB_DEG] = {"perturb_deg", 3, 0, 10, "deg", NULL,
+                       "every environment: each arm joint's start within +-this of the ready "
+                       "pose"},
+    [A_ROBOT_URDF] = TF_ROBOT_URDF_PARAM,
 };
 
 // ---------------------------------------------------------------- overrides
@@ -215,16 +219,9 @@ static void asm_destroy(tf_env* env) {
   env->state = NULL;
 }
 
-static int asm_build(tf_env* env, const double* values, const tf_physics* physics, tf_rng* rng,
-                     char* err, size_t errlen) {
-  (void)rng;
-  asm_state* s = calloc(1, sizeof(*s));
-  if (!s) {
-    snprintf(err, errlen, "task 'assembly': out of memory");
-    return -1;
-  }
-  env->state = s;
-  const char* path = tf_param_text(&asm_params[A_ASSEMBLY], env->set, env->nset);
+int asm_load_for_run(tf_env* env, asm_state* s, const tf_param_spec* params, int nparam,
+                     const double* values, char* err, size_t errlen) {
+  const char* path = tf_param_text(&params[A_ASSEMBLY], env->set, env->nset);
   if (!path) {
     snprintf(err, errlen,
              "task 'assembly' needs an assembly file: --assembly FILE.json, or --set "
@@ -236,8 +233,19 @@ static int asm_build(tf_env* env, const double* values, const tf_physics* physic
     snprintf(err, errlen, "task 'assembly': %s", why);
     return -1;
   }
-  if (asm_apply_overrides(&s->file, asm_params, A_N, values, env->set, env->nset, err, errlen))
+  return asm_apply_overrides(&s->file, params, nparam, values, env->set, env->nset, err, errlen);
+}
+
+static int asm_build(tf_env* env, const double* values, const tf_physics* physics, tf_rng* rng,
+                     char* err, size_t errlen) {
+  (void)rng;
+  asm_state* s = calloc(1, sizeof(*s));
+  if (!s) {
+    snprintf(err, errlen, "task 'assembly': out of memory");
     return -1;
+  }
+  env->state = s;
+  if (asm_load_for_run(env, s, asm_params, A_N, values, err, errlen)) return -1;
   if (asm_scene_build(env, s, physics, err, errlen)) return -1;
   const asm_file* f = &s->file;
   for (int i = 0; i < f->ngear; i++)
@@ -295,7 +303,7 @@ static void asm_observe(tf_env* env) {
   }
 }
 
-static void asm_finish(tf_env* env, tf_metrics* out) {
+void asm_finish_rule(tf_env* env, tf_metrics* out) {
   asm_state* s = env->state;
   const asm_file* f = &s->file;
   const tf_data* d = env->data;
@@ -352,6 +360,8 @@ static void asm_finish(tf_env* env, tf_metrics* out) {
   tf_metrics_set_text(out, "why", why);
 }
 
+extern const tf_task_info tf_task_assembly_robot;
+
 const tf_task_info tf_task_assembly = {
     .name = "assembly",
     .user_scene = 1,
@@ -365,8 +375,8 @@ const tf_task_info tf_task_assembly = {
     .build = asm_build,
     .control = asm_control,
     .observe = asm_observe,
-    .finish = asm_finish,
+    .finish = asm_finish_rule,
     .destroy = asm_destroy,
-    .robot = NULL,
+    .robot = &tf_task_assembly_robot,  // assembly_robot.c
     .policy = NULL,
 };
