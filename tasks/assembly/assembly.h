@@ -211,6 +211,8 @@ enum {
   A_CLEARANCE,
   A_BACKLASH,
   A_CHORD,
+  A_START_OFFSET,
+  A_START_TILT,
   A_N,  // the rig's schema ends here
   A_CONTROLLER = A_N,
   A_GRASP,

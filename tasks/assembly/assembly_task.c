@@ -11,7 +11,8 @@
 //     within slip_max of sign N_in / N_f over the probe's window, and the overlap peak within
 //     overlap_max;
 //   none: no tunnelling and the overlap peak within overlap_max.
-// Environments > 0 are the same as environment 0 (no perturbation yet).
+// Environment 0 starts where the file says; the others start perturbed (start_offset_mm,
+// start_tilt_deg), each from its own random stream, as the built-in tasks' do.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,13 @@ int asm_file_check(const char* path, char* err, size_t errlen) {
     [A_BACKLASH] = {"backlash_mm", NAN, 0, 10, "mm", NULL, \
                     "every library part that has backlash_mm (gear)"}, \
     [A_CHORD] = {"chord_um", NAN, 0.1, 1000, "um", NULL, \
-                 "every library part's collider mesh chord error"},
+                 "every library part's collider mesh chord error"}, \
+    [A_START_OFFSET] = {"start_offset_mm", 0.05, 0, 100, "mm", NULL, \
+                        "environments after the first: the moving part's start shifted up to " \
+                        "this across the insertion axis"}, \
+    [A_START_TILT] = {"start_tilt_deg", 0.1, 0, 30, "deg", NULL, \
+                      "environments after the first: the moving part's start tilted up to this " \
+                      "about an axis across the insertion axis"},
 
 static const tf_param_spec asm_params[A_N] = {ASM_RIG_PARAMS};
 
@@ -236,9 +243,36 @@ int asm_load_for_run(tf_env* env, asm_state* s, const tf_param_spec* params, int
   return asm_apply_overrides(&s->file, params, nparam, values, env->set, env->nset, err, errlen);
 }
 
+// environments after the first: the moving part's start shifted across the insertion axis
+// (a random direction, a random distance up to the offset) and tilted about a random axis
+// across it (up to the tilt), in that order of draws
+static void perturb_start(asm_file* f, double offset, double tilt, tf_rng* rng) {
+  int p = moving_part(f);
+  if (p < 0 || f->part[p].mount == ASM_FIXED) return;
+  double a[3] = {0, 0, 1};
+  if (f->insertion.part >= 0) memcpy(a, f->insertion.axis, sizeof(a));
+  // u, v: unit vectors across a
+  double helper[3] = {fabs(a[0]) < 0.9 ? 1 : 0, fabs(a[0]) < 0.9 ? 0 : 1, 0}, u[3], v[3];
+  tf_vec3_cross(u, a, helper);
+  tf_vec3_normalize(u);
+  tf_vec3_cross(v, a, u);
+  double direction = tf_rng_uniform(rng, 0, 2 * M_PI);
+  double radius = tf_rng_uniform(rng, 0, offset);
+  double turn_about = tf_rng_uniform(rng, 0, 2 * M_PI);
+  double angle = tf_rng_uniform(rng, -tilt, tilt);
+  asm_part* q = &f->part[p];
+  double w[3], r[4], turned[4];
+  for (int k = 0; k < 3; k++) {
+    q->pos[k] += radius * (cos(direction) * u[k] + sin(direction) * v[k]);
+    w[k] = cos(turn_about) * u[k] + sin(turn_about) * v[k];
+  }
+  tf_quat_from_axis_angle(r, w, angle);
+  tf_quat_mul(turned, r, q->quat);
+  memcpy(q->quat, turned, sizeof(turned));
+}
+
 static int asm_build(tf_env* env, const double* values, const tf_physics* physics, tf_rng* rng,
                      char* err, size_t errlen) {
-  (void)rng;
   asm_state* s = calloc(1, sizeof(*s));
   if (!s) {
     snprintf(err, errlen, "task 'assembly': out of memory");
@@ -246,6 +280,9 @@ static int asm_build(tf_env* env, const double* values, const tf_physics* physic
   }
   env->state = s;
   if (asm_load_for_run(env, s, asm_params, A_N, values, err, errlen)) return -1;
+  if (env->index > 0 && rng) {
+    perturb_start(&s->file, values[A_START_OFFSET] * 1e-3, values[A_START_TILT] * DEG, rng);
+  }
   if (asm_scene_build(env, s, physics, err, errlen)) return -1;
   const asm_file* f = &s->file;
   for (int i = 0; i < f->ngear; i++)

@@ -194,6 +194,50 @@ static void test_examples_succeed(void** state) {
   test_free(row);
 }
 
+// environments after the first start perturbed, each from its own stream: the connector's
+// three environments on one thread and on two give the same row, bit for bit; with the
+// perturbation off all three are the first one (the row equals a one-environment run's)
+static void test_perturbed_environments(void** state) {
+  (void)state;
+  tf_metrics* one = test_malloc(sizeof(tf_metrics));
+  tf_metrics* two = test_malloc(sizeof(tf_metrics));
+  tf_run_options o;
+  tf_run_options_default(&o);
+  o.task = "assembly";
+  o.physics.dt = 0.002;
+  o.duration = 0.1;
+  o.envs = 3;
+  o.set[0].key = "assembly";
+  o.set[0].value = CONNECTOR_EXAMPLE;
+  o.set[1].key = "start_offset_mm";
+  o.set[1].value = "0.5";
+  o.nset = 2;
+  char err[2048] = "";
+  o.threads = 1;
+  assert_int_equal(tf_task_run(&o, one, err, sizeof(err)), 0);
+  o.threads = 2;
+  assert_int_equal(tf_task_run(&o, two, err, sizeof(err)), 0);
+  const char* keys[] = {"overlap.peak_m", "tunnel.travel_m", "tunnel.depth_final_m"};
+  for (int k = 0; k < 3; k++) {
+    assert_true(tf_metrics_get(one, keys[k]) == tf_metrics_get(two, keys[k]));
+  }
+  double travel_perturbed = tf_metrics_get(one, "tunnel.travel_m");
+  o.set[1].value = "0";
+  o.set[2].key = "start_tilt_deg";
+  o.set[2].value = "0";
+  o.nset = 3;
+  assert_int_equal(tf_task_run(&o, one, err, sizeof(err)), 0);
+  o.envs = 1;
+  assert_int_equal(tf_task_run(&o, two, err, sizeof(err)), 0);
+  for (int k = 0; k < 3; k++) {
+    assert_true(tf_metrics_get(one, keys[k]) == tf_metrics_get(two, keys[k]));
+  }
+  // travel is the least over the environments: a shifted start travels further or less
+  assert_true(travel_perturbed != tf_metrics_get(two, "tunnel.travel_m"));
+  test_free(one);
+  test_free(two);
+}
+
 // the STL peg and hole against the built-in peg task with the same parts and parameters (its
 // default): overlap peak and final seat depth within both runs' probe floors plus the two
 // meshes' chord errors (2 um each, as exported)
@@ -251,7 +295,8 @@ static void test_gears_agree(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_run_refuses),
-      cmocka_unit_test(test_examples_succeed), cmocka_unit_test(test_peg_agrees),
+      cmocka_unit_test(test_examples_succeed),
+      cmocka_unit_test(test_perturbed_environments), cmocka_unit_test(test_peg_agrees),
       cmocka_unit_test(test_gears_agree),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
