@@ -168,6 +168,7 @@ typedef struct asm_state {
   int measure[ASM_MAX_PARTS];  // the overlap probe's non-colliding SDF geom of each part
   int joint[ASM_MAX_PARTS];    // the mount's joint, -1 none
   int actuator;                // the drive's, -1 none
+  double load;                 // N m on the last gear against its turning (load_nm; 0: none)
   asm_solid solid[ASM_MAX_PARTS];
   int sdf[ASM_MAX_PARTS];  // each part's SDF definition in the model
   char overlap_name[TF_PROBE_MAX_OVERLAP][25];  // overlap.<a>_<b>_peak_m
@@ -213,6 +214,7 @@ enum {
   A_CHORD,
   A_START_OFFSET,
   A_START_TILT,
+  A_LOAD,
   A_N,  // the rig's schema ends here
   A_CONTROLLER = A_N,
   A_GRASP,

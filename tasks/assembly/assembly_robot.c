@@ -273,8 +273,8 @@ static int asmr_build(tf_env* env, const double* values, const tf_physics* physi
   s->seat_time = NAN;
   // the rig's start and drive keys have nothing to act on: the part starts on its stand, the
   // arm drives it
-  static const int rig_only[] = {A_OFFSET, A_SPEED, A_FORCE, A_TORQUE, A_START_OFFSET,
-                                 A_START_TILT};
+  static const int rig_only[] = {A_OFFSET,       A_SPEED,      A_FORCE, A_TORQUE,
+                                 A_START_OFFSET, A_START_TILT, A_LOAD};
   for (size_t i = 0; i < sizeof(rig_only) / sizeof(rig_only[0]); i++) {
     const char* key = asm_robot_params[rig_only[i]].key;
     for (int k = 0; k < env->nset; k++) {

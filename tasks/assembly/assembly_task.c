@@ -73,7 +73,10 @@ int asm_file_check(const char* path, char* err, size_t errlen) {
                         "this across the insertion axis"}, \
     [A_START_TILT] = {"start_tilt_deg", 0.1, 0, 30, "deg", NULL, \
                       "environments after the first: the moving part's start tilted up to this " \
-                      "about an axis across the insertion axis"},
+                      "about an axis across the insertion axis"}, \
+    [A_LOAD] = {"load_nm", 0, 0, 50, "N m", NULL, \
+                "a constant torque on the gear train's last gear against its turning (the " \
+                "gears probe's list): the train runs loaded, its teeth in flank contact"},
 
 static const tf_param_spec asm_params[A_N] = {ASM_RIG_PARAMS};
 
@@ -284,6 +287,7 @@ static int asm_build(tf_env* env, const double* values, const tf_physics* physic
     perturb_start(&s->file, values[A_START_OFFSET] * 1e-3, values[A_START_TILT] * DEG, rng);
   }
   if (asm_scene_build(env, s, physics, err, errlen)) return -1;
+  s->load = values[A_LOAD];
   const asm_file* f = &s->file;
   for (int i = 0; i < f->ngear; i++)
     memcpy(s->quat_prev[i], env->data->xquat + 4 * s->body[f->gear_part[i]],
@@ -312,6 +316,15 @@ static void asm_control(tf_env* env) {
       break;
     default:
       break;
+  }
+  int last = f->ngear - 1;
+  if (s->load > 0 && last >= 1) {
+    // against the last gear's turning: the input's direction times the gear's sign, about
+    // its axis (the probe's, world)
+    double input = f->drive.type == ASM_DRIVE_TORQUE ? f->drive.torque : f->drive.speed;
+    double turning = (input >= 0 ? 1 : -1) * f->gear_sign[last];
+    double* w = d->xfrc_applied + 6 * s->body[f->gear_part[last]];
+    for (int k = 0; k < 3; k++) w[3 + k] = -turning * s->load * ramp * env->probe.gear_axis[last][k];
   }
 }
 

@@ -59,6 +59,7 @@ typedef struct tf_gears_config {
   double chord;         // m: the collider mesh's chord error (mesh_sdf, hull)
   double servo_kv;      // N m s / rad: velocity servo gain
   double servo_torque;  // N m: the servo's torque cap
+  double load;          // N m: a torque on the last gear against its turning (0: none)
   // perturbations of this environment (all zero in environment 0)
   double offset[TF_GEARS_MAX][2];     // m: lateral offset of each gear from its shaft axis
   double tilt[TF_GEARS_MAX];          // rad: tilt of each gear's axis from the shaft ...

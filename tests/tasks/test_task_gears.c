@@ -129,6 +129,22 @@ static void test_dead_drive_fails(void** state) {
   test_free(row);
 }
 
+// a loaded train (load_nm on the last gear, against its turning) keeps its teeth in flank
+// contact: the 30-20 pair on hinges turns at its ratio to the last bits (slip under 1e-9,
+// where the unloaded pair rattles in its backlash: 0.22 %)
+static void test_loaded_train_holds_ratio(void** state) {
+  (void)state;
+  tf_kv set[] = {{"teeth", "30,20"}, {"mount", "hinge"}, {"load_nm", "0.05"}};
+  tf_run_options o = options(0.002, 1.5, 1, set, 3);
+  tf_metrics* row = test_malloc(sizeof(tf_metrics));
+  char err[256];
+  assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), 0);
+  assert_true(tf_metrics_get(row, "success") == 1);
+  assert_true(tf_metrics_get(row, "gear_slip.max") < 1e-9);
+  assert_true(fabs(tf_metrics_get(row, "gears.ratio_f1") + 1.5) < 1e-9);
+  test_free(row);
+}
+
 // the teeth's overlap peak is in the success rule (on either mount), against half the flank
 // gap of a centred pair (0.25 j cos 20 deg): on shafts at 10 ms the teeth go 230 um into each
 // other and the run misses saying so; at 2 ms they stay under 5 um and it succeeds
@@ -316,6 +332,7 @@ int main(void) {
       cmocka_unit_test(test_dead_drive_fails),         cmocka_unit_test(test_drop_perturbations),
       cmocka_unit_test(test_train_perturbations),      cmocka_unit_test(test_rig_layout),
       cmocka_unit_test(test_teeth_overlap_in_success),
+      cmocka_unit_test(test_loaded_train_holds_ratio),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
