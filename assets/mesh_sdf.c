@@ -10,9 +10,11 @@
 //
 // Value and gradient. With c the closest point and d = |p - c|, the signed distance is +-d and
 // its gradient is sign * (p - c) / d, exact and unit wherever the closest point is unique (the
-// distance function is differentiable there). On the surface (d = 0) the direction is
-// undefined; the closest feature's angle-weighted pseudo-normal is the outward normal of the
-// face there, and a consistent average on an edge or at a vertex.
+// distance function is differentiable there); where c lies inside a face that is the face's
+// unit normal, returned as stored (constant over the face's region, no rounding noise). On the
+// surface (d = 0) the direction is undefined; the closest feature's angle-weighted
+// pseudo-normal is the outward normal of the face there, and a consistent average on an edge
+// or at a vertex.
 #include "mesh_sdf.h"
 
 #include <math.h>
@@ -127,6 +129,16 @@ double tf_mesh_sdf_eval(const void* params, const double p[3], double grad[3]) {
   tf_mesh_hit hit;
   double d = tf_mesh_bvh_signed_distance(&hit, &v, p, -1, NULL);
   if (!grad) return d;
+  // closest point inside a face: p - c lies along the face's normal, so the gradient is that
+  // normal exactly. (p - c) / d would say the same to rounding, but p and c are metres-scale
+  // coordinates a fraction of a micron apart near a contact, so it carries ~1e-17 / d of
+  // noise (1e-10 at 0.1 um); the SDF x SDF descent's Barzilai-Borwein step reads that noise
+  // between two points on the same pair of facets as a curvature ~0 and jumped a whole lattice
+  // cell (a tooth pitch) off the contact, so loaded mesh gears lost their rows for a step
+  if (hit.tri >= 0 && hit.feature == TF_TRI_FACE) {
+    memcpy(grad, v.tri_normal + 3 * (size_t)hit.tri, sizeof(double) * 3);
+    return d;
+  }
   double diff[3] = {p[0] - hit.point[0], p[1] - hit.point[1], p[2] - hit.point[2]};
   double len = sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]);
   if (len > 0) {
