@@ -48,6 +48,9 @@ const tf_param_spec tf_connectors_params[CN_NPARAM] = {
     [CN_MESH_CHORD] = {"mesh_chord_um", 8, 0.5, 100, "um", NULL,
                        "collider meshes: largest distance from the true surface (mesh_sdf, "
                        "hull); the overlap probe samples a mesh 16x finer"},
+    [CN_PINS] = {"pins", 0, 0, 1, "", "yes|no",
+                 "yes: the plug's pins and the socket's pin holes; no: the shells alone (a "
+                 "pinless plug, as an assembly file's meshes may be)"},
 };
 
 // m: the seat tolerance and the overlap bound of the success definition (file comment)
@@ -80,6 +83,7 @@ int tf_connectors_config_from_values(tf_connectors_config* c, const double* valu
   c->start_gap = values[CN_START_GAP] * 1e-3;
   c->plug_mass = values[CN_PLUG_MASS] * 1e-3;
   c->mesh_chord_um = values[CN_MESH_CHORD];
+  c->pinless = values[CN_PINS] == 1;
   // short enough for the run row's error cell (47 characters), keys first
   if (c->push == TF_CONNECTORS_PUSH_SPEED && !(c->impact_speed > 0)) {
     snprintf(err, errlen, "connectors: push=speed needs impact_speed > 0");

@@ -17,6 +17,7 @@ enum {
   CN_START_GAP,
   CN_PLUG_MASS,
   CN_MESH_CHORD,
+  CN_PINS,
   CN_NPARAM
 };
 

@@ -24,9 +24,11 @@ static int build_part(tf_part_geometry* g, const char* part, const tf_connectors
   char clearance[32], chord[32];
   snprintf(clearance, sizeof(clearance), "%.17g", c->clearance_um);
   snprintf(chord, sizeof(chord), "%.17g", chord_um);
-  tf_kv kv[3] = {
-      {"type", tf_connectors_type_name(c->type)}, {"clearance_um", clearance}, {"chord_um", chord}};
-  return tf_part_build(part, kv, 3, g, err, errlen);
+  tf_kv kv[4] = {{"type", tf_connectors_type_name(c->type)},
+                 {"clearance_um", clearance},
+                 {"chord_um", chord},
+                 {"pins", c->pinless ? "no" : "yes"}};
+  return tf_part_build(part, kv, 4, g, err, errlen);
 }
 
 int tf_connectors_parts_build(tf_part_geometry* plug, tf_part_geometry* socket,

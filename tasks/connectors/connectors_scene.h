@@ -31,6 +31,7 @@ typedef struct tf_connectors_config {
   double start_gap;      // m: from the pin tips to the socket opening at the start
   double plug_mass;      // kg
   double mesh_chord_um;  // um: the collider meshes' chord error (the probe's is 16x finer)
+  int pinless;           // 1: shells alone, no pins nor pin holes (pins=no; 0 in robot mode)
   double offset[2];      // m: the plug's lateral offset at the start (x, y)
   double tilt;           // rad: the plug's initial tilt about a horizontal axis ...
   double tilt_azimuth;   // rad: ... at this angle from +x

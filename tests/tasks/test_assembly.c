@@ -267,6 +267,31 @@ static void test_peg_agrees(void** state) {
 // follower's play allows over the ratio window (the backlash angle at either end of a window
 // of 5 rad of input: 2 (B / r2) / 5 rad, relative to the 1.5 ratio), and the teeth overlap
 // within both floors plus both meshes' chord errors (10 um each)
+// the pinless DP-like plug and socket from STL files against the built-in connectors task
+// with the same parts (type=dp pins=no, pushed with 2 N from 1 mm above at 0.1 m/s, 10 g, mu
+// 0.2, the plug's mesh in the socket's SDF): both seat, the overlap peaks and the seat errors
+// agree within the probes' floors plus both meshes' 5 um chords
+static void test_connector_agrees(void** state) {
+  (void)state;
+  tf_metrics* a = test_malloc(sizeof(tf_metrics));
+  tf_metrics* b = test_malloc(sizeof(tf_metrics));
+  run(a, "assembly", 0.002, 0.25, "assembly", CONNECTOR_EXAMPLE, NULL);
+  run(b, "connectors", 0.002, 0.25, "type", "dp", "pins", "no", "push", "force", "push_force", "2",
+      "mesh_chord_um", "5", NULL);
+  double tol = tf_metrics_get(a, "overlap.floor_m") + tf_metrics_get(b, "overlap.floor_m") + 10e-6;
+  double peak_a = tf_metrics_get(a, "overlap.peak_m"), peak_b = tf_metrics_get(b, "overlap.peak_m");
+  double seat_a = tf_metrics_get(a, "assembly.seat_error_m");
+  double seat_b = tf_metrics_get(b, "connectors.seat_error_m");
+  print_message("connector: overlap peak STL %.3f um, analytic %.3f um; seat error %.2e m, %.2e "
+                "m (tolerance %.2f um)\n",
+                peak_a * 1e6, peak_b * 1e6, seat_a, seat_b, tol * 1e6);
+  assert_true(tf_metrics_get(a, "success") == 1 && tf_metrics_get(b, "success") == 1);
+  assert_true(fabs(peak_a - peak_b) <= tol);
+  assert_true(fabs(seat_a - seat_b) <= tol);
+  test_free(a);
+  test_free(b);
+}
+
 static void test_gears_agree(void** state) {
   (void)state;
   tf_metrics* a = test_malloc(sizeof(tf_metrics));
@@ -316,6 +341,7 @@ int main(void) {
       cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_run_refuses),
       cmocka_unit_test(test_examples_succeed),
       cmocka_unit_test(test_perturbed_environments), cmocka_unit_test(test_peg_agrees),
+      cmocka_unit_test(test_connector_agrees),
       cmocka_unit_test(test_gears_agree),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
