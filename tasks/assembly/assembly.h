@@ -63,6 +63,9 @@ typedef struct asm_part {
   double density;      // kg/m^3
   double mu;           // sliding friction (NaN: the file's "friction")
   double chord;        // m: how far the mesh may be from the surface it stands for
+  int grid_nodes;      // mesh parts: 0: the collider's SDF is exact to the triangles; N: a
+                       // grid baked with N nodes along the longest side (cached on disk); the
+                       // overlap probe measures with the exact SDF either way
   double start_speed;  // m/s along the insertion axis (push at a speed), set by the drive
 } asm_part;
 

@@ -208,7 +208,7 @@ static void resolve(char* out, size_t n, const char* file, const char* rel) {
 
 static const char* const part_keys[] = {
     "mesh",  "part", "units",  "scale", "offset",  "pos",      "rpy_deg", "quat",
-    "mount", "axis", "anchor", "mass",  "density", "friction", "chord",
+    "mount", "axis", "anchor", "mass",  "density", "friction", "chord", "grid_nodes",
 };
 #define NPART_KEYS ((int)(sizeof(part_keys) / sizeof(part_keys[0])))
 
@@ -384,6 +384,15 @@ static void parse_part(asm_file* f, asm_part* q, const cJSON* o, const char* pat
   q->chord = 0;
   double chord;
   if (number(o, "chord", path, 0, 1e9, &chord, e) > 0) q->chord = chord * f->unit;
+  double nodes = 0;
+  if (number(o, "grid_nodes", path, 16, 512, &nodes, e) > 0) {
+    if (lib) {
+      fail(e, join(p, sizeof(p), path, "grid_nodes"), "a library part's SDF is analytic (no grid)");
+    } else if (nodes != floor(nodes)) {
+      fail(e, join(p, sizeof(p), path, "grid_nodes"), "must be a whole number (got %g)", nodes);
+    }
+    q->grid_nodes = (int)nodes;
+  }
 }
 
 static void parse_parts(asm_file* f, const cJSON* parts, int check_files, asm_errors* e) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "assembly.h"
+#include "sdf_cache.h"
 #include "tf_math.h"
 
 static int oom(char* err, size_t errlen) {
@@ -49,6 +50,28 @@ int asm_scene_add_part(tf_builder* b, asm_state* s, int p, const asm_bits* bits,
   int sdf = tf_part_add_mesh_and_sdf(b, q->name, &g, &mesh);
   if (sdf < 0) return oom(err, errlen);
   s->sdf[p] = sdf;
+  // a mesh part may collide through a grid baked from its triangles (cached on disk) instead
+  // of its exact SDF; the overlap probe keeps measuring with the exact one
+  int collider_sdf = sdf;
+  if (!q->library && q->grid_nodes > 0) {
+    tf_sdf_bake_options opt = tf_sdf_bake_options_default();
+    opt.nodes = q->grid_nodes;
+    opt.threads = 1;  // environments build on the run's threads already
+    tf_sdf_grid grid;
+    char why[512];
+    if (tf_sdf_cache_load(&grid, NULL, solid->vert, solid->nvert, solid->face, solid->nface, &opt,
+                          why, sizeof(why))) {
+      snprintf(err, errlen, "task 'assembly': part '%s': grid_nodes: %s", q->name, why);
+      return -1;
+    }
+    char grid_name[ASM_NAME_LEN + 8];
+    snprintf(grid_name, sizeof(grid_name), "%s_grid", q->name);
+    tf_sdf_def def;
+    tf_sdf_grid_def(&def, &grid, grid_name, mesh);
+    collider_sdf = tf_builder_add_sdf(b, &def);
+    tf_sdf_grid_free(&grid);
+    if (collider_sdf < 0) return oom(err, errlen);
+  }
   s->joint[p] = -1;
   int body = 0;
   if (q->mount != ASM_FIXED) {
@@ -87,7 +110,7 @@ int asm_scene_add_part(tf_builder* b, asm_state* s, int p, const asm_bits* bits,
   int as_mesh = body != 0 && f->collider == ASM_COLLIDER_MESH_SDF;
   geom.type = as_mesh ? TF_GEOM_MESH : TF_GEOM_SDF;
   geom.mesh = as_mesh ? mesh : -1;
-  geom.sdf = sdf;
+  geom.sdf = collider_sdf;
   if (body == 0) {
     memcpy(geom.pos, q->pos, sizeof(geom.pos));
     memcpy(geom.quat, q->quat, sizeof(geom.quat));
@@ -105,6 +128,7 @@ int asm_scene_add_part(tf_builder* b, asm_state* s, int p, const asm_bits* bits,
   geom.name = name;
   geom.type = TF_GEOM_SDF;
   geom.mesh = -1;
+  geom.sdf = sdf;
   geom.contype = 0;
   geom.conaffinity = 0;
   if ((s->measure[p] = tf_builder_add_geom(b, &geom)) < 0) return oom(err, errlen);

@@ -238,6 +238,44 @@ static void test_perturbed_environments(void** state) {
   test_free(two);
 }
 
+// a mesh part may collide through a grid baked from its triangles and cached on disk: the
+// STL peg seats in a hole whose collider is a 96-node grid, the second run loads the grid
+// from the cache (the same row), and the overlap probe still measures with the exact SDF; a
+// library part takes no grid
+static void test_grid_collider(void** state) {
+  (void)state;
+  char cache[128], path[128], hole[4096], peg[4096], text[9000];
+  snprintf(cache, sizeof(cache), "%s/cache", dir);
+  setenv("TIGHTFIT_CACHE_DIR", cache, 1);
+  assert_non_null(realpath("examples/assemblies/peg_hole_stl/hole.stl", hole));
+  assert_non_null(realpath("examples/assemblies/peg_hole_stl/peg.stl", peg));
+  snprintf(text, sizeof(text),
+           "{\"units\": \"mm\", \"collider\": \"mesh_sdf\", \"friction\": 0.01, "
+           "\"min_margin\": 0.01, \"parts\": {"
+           "\"hole\": {\"mesh\": \"%s\", \"units\": \"m\", \"chord\": 0.002, \"mount\": "
+           "\"fixed\", \"grid_nodes\": 96}, "
+           "\"peg\": {\"mesh\": \"%s\", \"units\": \"m\", \"chord\": 0.002, \"mount\": "
+           "\"free\", \"density\": 7800, \"pos\": [0, 0, 5], \"rpy_deg\": [0.5, 0, 0]}}, "
+           "\"drive\": {\"type\": \"gravity\"}, \"insertion\": {\"part\": \"peg\", \"axis\": "
+           "[0, 0, -1], \"seat\": [0, 0, -25], \"tolerance\": 1, \"upright_deg\": 1}, "
+           "\"success\": {\"rule\": \"seated\", \"overlap_max\": 0.05}}",
+           hole, peg);
+  snprintf(path, sizeof(path), "%s/grid.json", dir);
+  write_file(path, text);
+  tf_metrics* a = test_malloc(sizeof(tf_metrics));
+  tf_metrics* b = test_malloc(sizeof(tf_metrics));
+  run(a, "assembly", 0.002, 0.4, "assembly", path, NULL);
+  run(b, "assembly", 0.002, 0.4, "assembly", path, NULL);
+  assert_true(tf_metrics_get(a, "success") == 1);
+  assert_true(tf_metrics_get(a, "overlap.peak_m") == tf_metrics_get(b, "overlap.peak_m"));
+  assert_true(tf_metrics_get(a, "assembly.depth_m") == tf_metrics_get(b, "assembly.depth_m"));
+  unsetenv("TIGHTFIT_CACHE_DIR");
+  test_free(a);
+  test_free(b);
+  expect_problem("{\"parts\": {\"p\": {\"part\": \"peg\", \"grid_nodes\": 64}}}",
+                 "parts.p.grid_nodes: a library part's SDF is analytic (no grid)");
+}
+
 // the STL peg and hole against the built-in peg task with the same parts and parameters (its
 // default): overlap peak and final seat depth within both runs' probe floors plus the two
 // meshes' chord errors (2 um each, as exported)
@@ -340,7 +378,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_run_refuses),
       cmocka_unit_test(test_examples_succeed),
-      cmocka_unit_test(test_perturbed_environments), cmocka_unit_test(test_peg_agrees),
+      cmocka_unit_test(test_perturbed_environments),
+      cmocka_unit_test(test_grid_collider), cmocka_unit_test(test_peg_agrees),
       cmocka_unit_test(test_connector_agrees),
       cmocka_unit_test(test_gears_agree),
   };
