@@ -172,10 +172,12 @@ void asm_probe_spec(tf_probe_spec* p, asm_state* s) {
       ps->npoint = s->solid[q].nsample;
       ps->floor = s->solid[q].sample_floor;
     }
-    char* name = s->overlap_name[i];
-    snprintf(name, sizeof(s->overlap_name[i]), "%.11s_%.11s", f->part[f->overlap[i][0]].name,
+    // formatted aside, then copied: the part names live in the same state as the name
+    char name[sizeof(s->overlap_name[i])];
+    snprintf(name, sizeof(name), "%.11s_%.11s", f->part[f->overlap[i][0]].name,
              f->part[f->overlap[i][1]].name);
-    p->overlap_name[i] = name;
+    memcpy(s->overlap_name[i], name, sizeof(name));
+    p->overlap_name[i] = s->overlap_name[i];
   }
   p->ngear = f->ngear;
   for (int i = 0; i < f->ngear; i++) {
