@@ -872,7 +872,7 @@ static void test_include_errors(void** state) {
       (const char* const[]){"DIR/main.xml:2: <include>: 'DIR/b.xml' is already included", NULL});
   // nested too deep: main -> f0 -> f1 -> ... -> f17
   const char* files[64];
-  char names[20][16], texts[20][96];
+  char names[20][24], texts[20][96];
   int k = 0;
   files[k++] = "main.xml";
   files[k++] = "<mujoco><worldbody><include file='f0.xml'/></worldbody></mujoco>";

@@ -451,7 +451,7 @@ static void test_missing_shard(void** state) {
 static void test_incomplete_shard(void** state) {
   merge_fixture* fx = *state;
   for (int k = 1; k <= 3; k++) {
-    char shard[8];
+    char shard[16];
     snprintf(shard, sizeof(shard), "%d/3", k);
     run_shard(fx, fx->config, shard, NULL);
   }
