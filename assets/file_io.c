@@ -179,3 +179,16 @@ int tf_mkdir_p(const char* path, char* err, size_t errlen) {
   }
   return 0;
 }
+
+int tf_write_atomic(const char* dir, const char* name, const void* data, size_t len, char* err,
+                    size_t errlen) {
+  char path[TF_PATH_MAX];
+  if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
+    snprintf(err, errlen, "%.200s/%.200s: path too long", dir, name);
+    return -1;
+  }
+  tf_atomic_file file;
+  if (tf_atomic_open(&file, path, err, errlen)) return -1;
+  fwrite(data, 1, len, file.f);
+  return tf_atomic_commit(&file, err, errlen);
+}

@@ -34,6 +34,11 @@ int tf_atomic_commit(tf_atomic_file* file, char* err, size_t errlen);
 // gives up: closes and removes the temporary file
 void tf_atomic_abort(tf_atomic_file* file);
 
+// the whole of data written to DIR/name through tf_atomic_open / commit; returns 0, or -1 with
+// "PATH: problem"
+int tf_write_atomic(const char* dir, const char* name, const void* data, size_t len, char* err,
+                    size_t errlen);
+
 // fsync of the folder holding path, so that a completed rename survives a crash (best effort)
 void tf_sync_folder(const char* path);
 

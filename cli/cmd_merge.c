@@ -460,13 +460,8 @@ static int check(merge* m) {
 
 // text to DIR/name through a temporary file and a rename; 0, or -1 after a message
 static int write_atomic(const char* dir, const char* name, const void* text, size_t len) {
-  char path[TF_PATH_MAX], err[TF_PATH_MAX + 256];
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
-  tf_atomic_file file;
-  if (tf_atomic_open(&file, path, err, sizeof(err)) == 0) {
-    fwrite(text, 1, len, file.f);
-    if (tf_atomic_commit(&file, err, sizeof(err)) == 0) return 0;
-  }
+  char err[TF_PATH_MAX + 256];
+  if (tf_write_atomic(dir, name, text, len, err, sizeof(err)) == 0) return 0;
   fprintf(stderr, "tightfit merge: %s\n", err);
   return -1;
 }

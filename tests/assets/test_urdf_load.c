@@ -112,7 +112,7 @@ static void write_arm(char path[256], const char* dir, const char* name, ...) {
     for (int k = 0; k < NDEFAULT; k++) {
       if (strcmp(defaults[k][0], key) == 0) value[k] = text, found = 1;
     }
-    if (!found) fail_msg("no placeholder %s", key);
+    if (!found) fail_msg("the template has no key %s", key);
   }
   va_end(ap);
   snprintf(path, 256, "%s/%s", dir, name);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli_exec.h"
+#include "test_folder.h"
 
 typedef struct sweep_fixture {
   char root[64];     // a fresh temporary folder
@@ -67,24 +68,9 @@ static int setup(void** state) {
   return 0;
 }
 
-// removes a folder and everything in it (the fixture's folders hold files and folders only)
-static void remove_tree(const char* path) {
-  DIR* d = opendir(path);
-  if (d) {
-    for (struct dirent* e; (e = readdir(d));) {
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-      char child[512];
-      snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-      remove_tree(child);
-    }
-    closedir(d);
-  }
-  remove(path);
-}
-
 static int teardown(void** state) {
   sweep_fixture* fx = *state;
-  remove_tree(fx->root);
+  test_remove_tree(fx->root);
   free(fx);
   return 0;
 }

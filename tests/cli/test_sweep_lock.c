@@ -16,6 +16,7 @@
 #include <sys/file.h>
 
 #include "cli_exec.h"
+#include "test_folder.h"
 
 static const char* const config =
     "{\"task\": \"peg\", \"duration\": 0.01, \"grid\": {\"clearance_um\": [100]}}\n";
@@ -23,20 +24,6 @@ static const char* const config =
 typedef struct fixture {
   char root[64], config[128], out[128];
 } fixture;
-
-static void remove_tree(const char* path) {
-  DIR* d = opendir(path);
-  if (d) {
-    for (struct dirent* e; (e = readdir(d));) {
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-      char child[512];
-      snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-      remove_tree(child);
-    }
-    closedir(d);
-  }
-  remove(path);
-}
 
 static int setup(void** state) {
   fixture* fx = calloc(1, sizeof(*fx));
@@ -55,7 +42,7 @@ static int setup(void** state) {
 
 static int teardown(void** state) {
   fixture* fx = *state;
-  remove_tree(fx->root);
+  test_remove_tree(fx->root);
   free(fx);
   return 0;
 }
