@@ -19,6 +19,10 @@ size_t tf_arena_size(const tf_model* m) {
   // scratch: dense Delassus / Hessians (nefc^2 and nv^2), a few J-sized and row vectors
   doubles += 8 * ng + 4 * ng * ng;
   doubles += nefc * nefc + 4 * nefc * nv + 40 * nefc + 8 * nv * nv + 40 * nv;
+  // re-linearisation (step.c): the kept cutting planes, nconmax, with their start values
+  // and indices
+  size_t per_contact = (sizeof(tf_contact) + sizeof(double) - 1) / sizeof(double);
+  doubles += (per_contact + 2) * (size_t)m->nconmax;
   return doubles * sizeof(double) + 64 * 128;
 }
 
@@ -67,6 +71,7 @@ static void lay_out_data(const tf_model* m, tf_data* d, layout* l) {
   TF_DOUBLES(geom_xmat, 9 * ng);
   d->contact = carve(l, sizeof(tf_contact) * ncon);
   d->contact_prev = carve(l, sizeof(tf_contact) * ncon);
+  d->contact_start = carve(l, sizeof(tf_contact) * ncon);
   size_t npersist = (size_t)m->npersist;
   d->pair_memory = carve(l, sizeof(tf_pair_memory) * npersist);
   d->pair_point = carve(l, sizeof(tf_pair_point) * npersist * (size_t)m->opt.max_pair_contacts);
@@ -127,7 +132,7 @@ void tf_data_reset(const tf_model* m, tf_data* d) {
   d->nstep = 0;
   d->arena_top = 0;
   d->arena_peak = 0;
-  d->ncon = d->ncon_prev = d->ncon_wanted = 0;
+  d->ncon = d->ncon_prev = d->ncon_wanted = d->ncon_start = 0;
   d->npair_searched = d->npair_recalled = 0;
   tf_persist_forget(m, d);
   d->nefc = d->nblock = 0;

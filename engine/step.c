@@ -266,6 +266,104 @@ static int iterate_overlaps(const tf_model* m, tf_data* d, const double* q0, con
   return deepest < -m->opt.solver_opt.relinearize_tol;
 }
 
+// Cutting planes of the passes. A bore on its shaft touches along a ring, and each iterate's
+// collision finds it where that iterate's gap is least: the solve holds the gear there and
+// lets it slide along the ring into the shaft elsewhere, which the next iterate finds while
+// losing the first, so the passes alternated between two angles (-81 and -136 deg, 37 um
+// inside the shaft at each of 12 passes at 50 Hz) and the position pass pushed the gear out,
+// up by 22-30 um. A contact against a part that cannot move bounds a set of configurations
+// that is convex to first order (the disc a bore's centre keeps to on its shaft), so the
+// plane an iterate found stays true for the passes after it: each contact of such a pair
+// that overlaps at its iterate is kept, with the start value its rows had, and joins every
+// later pass's rows. Gears' teeth are not convex (a flank's plane from an earlier iterate held
+// two gears apart, 44 teeth skipped at 50 Hz), so only pairs with a static part keep theirs.
+// At 50 Hz the gears' passes now end in 3-6 of 12 where every step ran out of them
+#define PLANE_SAME_POS 2e-3    // m: a kept contact this close to another ...
+#define PLANE_SAME_COS 0.9999  // ... with a normal within 0.8 deg holds its plane
+typedef struct cutting_planes {
+  tf_contact* contact;
+  double* start_pos;  // each kept contact's start value (its normal row's efc_pos)
+  int* index;         // the kept contacts a pass appended, in order
+  int n, cap;
+} cutting_planes;
+
+// arena doubles that hold n contacts (at least one)
+static size_t contact_doubles(int n) {
+  return (size_t)(n > 0 ? n : 1) * ((sizeof(tf_contact) + sizeof(double) - 1) / sizeof(double));
+}
+
+static void planes_init(cutting_planes* cp, const tf_model* m, tf_data* d) {
+  cp->cap = m->nconmax;
+  cp->contact = (tf_contact*)tf_arena_doubles(d, contact_doubles(cp->cap));
+  cp->start_pos = tf_arena_doubles(d, (size_t)cp->cap);
+  cp->index = (int*)tf_arena_doubles(d, (size_t)cp->cap);
+  cp->n = 0;
+}
+
+// 1 when contact a holds the plane b does: the same pair, point and normal (a plane repeated
+// makes two rows of one, which a solve that factors its rows' Jacobian, fbnewton, cannot
+// tell apart: a 1:10 stack's bottom box, its corners kept at every pass, came apart)
+static int same_plane(const tf_contact* a, const tf_contact* b) {
+  if (a->geom[0] != b->geom[0] || a->geom[1] != b->geom[1]) return 0;
+  double d2 = 0, dot = 0;
+  for (int k = 0; k < 3; k++) {
+    double e = a->pos[k] - b->pos[k];
+    d2 += e * e;
+    dot += a->frame[k] * b->frame[k];
+  }
+  return d2 < PLANE_SAME_POS * PLANE_SAME_POS && dot > PLANE_SAME_COS;
+}
+
+// the kept contacts that no contact of the iterate's repeats, after the iterate's own in
+// d->contact, as room allows; which they are goes to index, their count is returned
+static int planes_append(const cutting_planes* cp, const tf_model* m, tf_data* d, int* index) {
+  int found = d->ncon, appended = 0;
+  for (int k = 0; k < cp->n && d->ncon < m->nconmax; k++) {
+    int repeated = 0;
+    for (int c = 0; c < found && !repeated; c++)
+      repeated = same_plane(d->contact + c, cp->contact + k);
+    if (repeated) continue;
+    d->contact[d->ncon++] = cp->contact[k];
+    index[appended++] = k;
+  }
+  return appended;
+}
+
+// the appended contacts' normal rows back to their own start values (the iterate's
+// linearisation would move them by h J v1 of a later v1)
+static void planes_restore(const cutting_planes* cp, tf_data* d, int found, const int* index,
+                           int appended, double h) {
+  for (int k = 0; k < appended; k++) {
+    int r = d->contact[found + k].efc_adr;
+    if (r < 0) continue;
+    d->efc_pos[r] = cp->start_pos[index[k]];
+    d->efc_e[r] = cp->start_pos[index[k]] / h;
+  }
+}
+
+// this iterate's overlapping contacts against a static part, kept unless kept already or
+// their linearisation does not hold back to q0: a plane that puts q0 deeper than anything q0
+// overlaps (start_deepest) is taken too far from where it was measured (a box's corner
+// under fbnewton's iterate, tipped 2.7 mm into the floor, implied 1.6 mm of overlap at the
+// start, and its row threw a 1:10 stack apart)
+static void planes_keep(cutting_planes* cp, const tf_model* m, const tf_data* d, int found,
+                        double start_deepest) {
+  int kept = cp->n;
+  double tol = m->opt.solver_opt.relinearize_tol;
+  for (int c = 0; c < found && cp->n < cp->cap; c++) {
+    const tf_contact* con = d->contact + c;
+    if (con->efc_adr < 0 || !(con->dist < -tol)) continue;
+    if (!(d->efc_pos[con->efc_adr] >= start_deepest - tol)) continue;
+    int b1 = m->geom_bodyid[con->geom[0]], b2 = m->geom_bodyid[con->geom[1]];
+    if (!tf_body_is_static(m, b1) && !tf_body_is_static(m, b2)) continue;
+    int repeated = 0;
+    for (int k = 0; k < kept && !repeated; k++) repeated = same_plane(con, cp->contact + k);
+    if (repeated) continue;
+    cp->contact[cp->n] = *con;
+    cp->start_pos[cp->n++] = d->efc_pos[con->efc_adr];
+  }
+}
+
 // one semi-implicit Euler step of length h with the full contact pipeline
 static int substep_euler(const tf_model* m, tf_data* d, double h) {
   int nq = m->nq, nv = m->nv;
@@ -283,8 +381,16 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
   if (constrained) {
     double* v_free = tf_arena_doubles(d, (size_t)nv);
     memcpy(v_free, v, sizeof(double) * nv);
-    tf_collision(m, d, v_free, h);
+    int passes = m->opt.solver_opt.relinearize;
+    // under re-linearisation the speculative reach is the motion the parts already have: the
+    // iterate's collision meets what the step's forces add. Reached with v_free, a 20 ms
+    // step's gravity (h g: 3.9 mm) made every resting gear a speculative arrival on the plate
+    // under it, and the start's solve from those rows lifted gears 15-30 um
+    tf_collision(m, d, passes > 0 ? d->qvel : v_free, h);
     tf_constraint_rows(m, d, v_free, h);
+    if (passes > 0) tf_constraint_rows_close_overlaps(d, h);
+    double start_deepest = 0;  // the deepest overlap the step starts with (<= 0)
+    for (int c = 0; c < d->ncon; c++) start_deepest = fmin(start_deepest, d->contact[c].dist);
     memset(d->qfrc_constraint, 0, sizeof(double) * nv);
     double* b = tf_arena_doubles(d, (size_t)nv);
     for (int i = 0; i < nv; i++) {
@@ -296,20 +402,35 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
       tf_arena_release(d, mark);
       return -2;
     }
-    int passes = d->ncon > 0 ? m->opt.solver_opt.relinearize : 0;
+    if (d->ncon == 0) passes = 0;
     if (passes > 0) {
       double* v1 = tf_arena_doubles(d, (size_t)nv);
       double* q0 = tf_arena_doubles(d, (size_t)nq);
       double* v_rest = tf_arena_doubles(d, (size_t)nv);
       memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
       memset(v_rest, 0, sizeof(double) * (size_t)nv);
+      cutting_planes planes;
+      planes_init(&planes, m, d);
+      // the start's contacts, which every iterate's search also starts from
+      // (collision_driver.c: where the pair touched, and the material points); the first
+      // iterate's search starts from them already, as the last collision's
+      int nstart = d->ncon;
+      memcpy(d->contact_start, d->contact, sizeof(tf_contact) * (size_t)nstart);
       for (int pass = 0;; pass++) {
+        d->ncon_start = pass > 0 ? nstart : 0;
         int overlaps = iterate_overlaps(m, d, q0, v, v_rest, h, q);
         if (overlaps < 0) break;
+        int last = (overlaps == 0 && pass > 0) || pass == passes;
+        int found = d->ncon;
+        // the planes go to the solves, not to the position pass: that one predicts the end's
+        // gaps with the rows of the configuration the step ends in
+        int appended = last ? 0 : planes_append(&planes, m, d, planes.index);
         memcpy(v1, v, sizeof(double) * nv);
         tf_constraint_rows(m, d, v1, h);
         tf_constraint_rows_from_iterate(m, d, v1, h);
-        if ((overlaps == 0 && pass > 0) || pass == passes) {
+        planes_restore(&planes, d, found, planes.index, appended, h);
+        planes_keep(&planes, m, d, found, start_deepest);
+        if (last) {
           // the step ends at this iterate (it overlaps by at most relinearize_tol, or the
           // passes are spent): its rows, not the last pass's, are the ones the position pass
           // predicts the end's gaps with. The last pass's rows, linearised one solve
@@ -326,11 +447,13 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
           continue;
         }
         if (solve_rows(m, d, h, b, v_free, v, &problem)) {
+          d->ncon_start = 0;
           tf_kinematics(m, d);
           tf_arena_release(d, mark);
           return -2;
         }
       }
+      d->ncon_start = 0;
       tf_kinematics(m, d);
     }
   }

@@ -522,6 +522,8 @@ typedef struct tf_data {
   int ncon_dropped;             // candidates the reduction dropped
   int ncon_prev;                // the previous step's contacts, for warm starts
   tf_contact* contact_prev;     // (nconmax)
+  int ncon_start;               // re-linearisation (step.c): the step's start contacts, where
+  tf_contact* contact_start;    // its iterates' searches start too (nconmax; 0 outside it)
   int npair_searched;           // remembered pairs (model.persist_geom) searched in the last step
   int npair_recalled;           // ... and those that recalled their memory instead
   tf_pair_memory* pair_memory;  // (npersist)
