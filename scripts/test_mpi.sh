@@ -31,7 +31,9 @@ if ! command -v mpirun > /dev/null; then
   failed "setup" "mpirun not found (scripts/deps.sh installs openmpi-bin)"
   exit 1
 fi
-if ! ldd "$bin" 2> /dev/null | grep -q libmpi; then
+# grep reads all of ldd's output (no -q): under pipefail, grep -q leaving at the first match
+# could end ldd by SIGPIPE, and the check then failed on an MPI build
+if ! ldd "$bin" 2> /dev/null | grep libmpi > /dev/null; then
   failed "setup" "$bin was built without MPI (no mpicc at build time, or MPI=0)"
   exit 1
 fi
@@ -49,7 +51,7 @@ echo '{"task": "connectors", "duration": 1.0, "seeds": 4,
 # the pid of rank R of the sweep writing into DIR
 rank_pid() {
   for pid in $(pgrep -f "sweep .* --out $2 "); do
-    if tr '\0' '\n' < "/proc/$pid/environ" 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
+    if tr '\0' '\n' < "/proc/$pid/environ" 2> /dev/null | grep -x "OMPI_COMM_WORLD_RANK=$1" > /dev/null; then
       echo "$pid"
       return
     fi

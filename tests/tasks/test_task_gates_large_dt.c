@@ -1,9 +1,7 @@
 // The large-step task gates in `make test` (issue 18, tasks/task_gates_large_dt.c): the peg's,
 // the bolt-nut's and the connectors' hold with one 20 ms step, and pass their limits here.
-// gears_large_dt does not hold yet and is not run here (at 50 Hz two input speeds of 21 lift
-// a gear 12-23 um off its shoulder; six minutes of runs): `tightfit validate --tasks --gate
-// gears_large_dt` runs it and README.md says where it stands. A process of its own, beside
-// the other gate suites.
+// The gears' gate has a suite of its own (test_task_gates_gears_large_dt.c). A process of its
+// own, beside the other gate suites.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
