@@ -9,13 +9,14 @@ nfiles=$3
 rm -rf "$data"
 mkdir -p "$data"
 # the rig's threads at both timesteps (the seated nut's mesh x SDF pair dominates) and with
-# the SDF collider (SDF x SDF), the gears' teeth, the peg in its bore under each solver, the
-# connectors, and the arm (robot mode)
+# the SDF collider (SDF x SDF), the gears' teeth (and at 50 Hz with re-linearisation's
+# passes), the peg in its bore under each solver, the connectors, and the arm (robot mode)
 runs=(
   "--task boltnut --dt 0.01 --duration 0.3"
   "--task boltnut --dt 0.001 --duration 0.05 --set drive=gravity --set mu=0.06"
   "--task boltnut --dt 0.01 --duration 0.1 --set collider=sdf"
   "--task gears --dt 0.002 --duration 0.1"
+  "--task gears --dt 0.02 --duration 0.1 --relinearize 12 --set mount=shaft"
   "--task peg --dt 0.002 --duration 0.1"
   "--task peg --dt 0.002 --duration 0.05 --solver pgs"
   "--task peg --dt 0.002 --duration 0.05 --solver newton"
