@@ -12,9 +12,9 @@
 //
 // The arm is the serial chain from the root link to the tcp link (the one named, else the
 // tree's only leaf): it must hold exactly TF_PANDA_NJOINT moving joints. Links past the tcp
-// link (a file's own hand and fingers) are left out: the Franka Hand takes their place. Fixed joints merge
-// their child into the parent's body (URDF's own convention: a fixed joint is no degree of
-// freedom): masses and inertias add about the joint centre of mass, collision geoms move
+// link (a file's own hand and fingers) are left out: the Franka Hand takes their place. Fixed
+// joints merge their child into the parent's body (URDF's own convention: a fixed joint is no
+// degree of freedom): masses and inertias add about the joint centre of mass, collision geoms move
 // into the body's frame. Links off the chain may hang off it by fixed joints only.
 //
 // Building (urdf_build.c): the root and what is fixed to it become the base, welded at the

@@ -511,8 +511,9 @@ static int find_tcp(urdf_ctx* c, const xmlNode* robot, const char* tcp) {
     }
   }
   if (leaves != 1) {
-    return fail(c, robot, "%d links end the tree ('%.60s', '%.60s'%s): name the tcp link (FILE.urdf#LINK)", leaves,
-                u->link[first].name, u->link[second].name, leaves > 2 ? ", ..." : "");
+    return fail(c, robot,
+                "%d links end the tree ('%.60s', '%.60s'%s): name the tcp link (FILE.urdf#LINK)",
+                leaves, u->link[first].name, u->link[second].name, leaves > 2 ? ", ..." : "");
   }
   u->tcp = first;
   return 0;

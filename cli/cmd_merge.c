@@ -60,7 +60,7 @@ typedef struct merge_shard {
   size_t config_len;
   char* config_path;  // shard.json's "config": the file the sweep read (relative paths in the
                       // config, an assembly file's, resolve from its folder); NULL if none
-  char* jsonl;  // its results.jsonl (NULL when it has none)
+  char* jsonl;        // its results.jsonl (NULL when it has none)
   size_t jsonl_len;
   int lock_fd;  // its lock, held from the checks to the end
 } merge_shard;

@@ -46,9 +46,9 @@ typedef struct sweep_args {
   const char* out;
   int jobs;  // 0: one per core
   int resume, force;
-  int shard, nshard;     // --shard K/N: this is part K of N (0 / 0: the whole sweep)
-  int progress_json;     // --progress json: machine-readable progress lines on stdout
-  double rank_timeout;   // MPI: seconds of silence after which a rank counts as dead
+  int shard, nshard;      // --shard K/N: this is part K of N (0 / 0: the whole sweep)
+  int progress_json;      // --progress json: machine-readable progress lines on stdout
+  double rank_timeout;    // MPI: seconds of silence after which a rank counts as dead
   char dir[TF_PATH_MAX];  // the folder the files go to: --out, or its shards/K
 } sweep_args;
 

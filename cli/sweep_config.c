@@ -875,8 +875,7 @@ int tf_sweep_plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_inf
 }
 
 int tf_sweep_plan_parse_at(tf_sweep_plan* plan, const char* text, const char* config_path,
-                           const tf_task_info* const* tasks, int ntasks, char* err,
-                           size_t errlen) {
+                           const tf_task_info* const* tasks, int ntasks, char* err, size_t errlen) {
   tf_config_errors* e = calloc(1, sizeof(*e));
   if (!e) {
     memset(plan, 0, sizeof(*plan));

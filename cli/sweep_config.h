@@ -112,8 +112,7 @@ int tf_sweep_plan_parse(tf_sweep_plan* plan, const char* text, const tf_task_inf
 // file's folder, as tf_sweep_plan_load does), with no "PATH: " before the lines; NULL
 // config_path: tf_sweep_plan_parse
 int tf_sweep_plan_parse_at(tf_sweep_plan* plan, const char* text, const char* config_path,
-                           const tf_task_info* const* tasks, int ntasks, char* err,
-                           size_t errlen);
+                           const tf_task_info* const* tasks, int ntasks, char* err, size_t errlen);
 
 // the same from a file; every line starts with "PATH: "
 int tf_sweep_plan_load(tf_sweep_plan* plan, const char* path, const tf_task_info* const* tasks,

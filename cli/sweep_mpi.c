@@ -25,8 +25,7 @@
 // the environment variables by which MPI launchers (OpenMPI's mpirun, PMIx and PMI-2 ones
 // such as Slurm's srun) tell a process it is one of several ranks
 static int launched_by_mpi(void) {
-  static const char* const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-                                     "PMI_SIZE"};
+  static const char* const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"};
   for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
     if (getenv(vars[i])) return 1;
   }
@@ -275,9 +274,8 @@ static void take_result(tf_sweep_mpi* m, tf_sweep_pool* p, int r, int bytes, tf_
   if ((size_t)bytes < sizeof(h)) return;
   memcpy(&h, m->buf, sizeof(h));
   size_t need = sizeof(h) + (size_t)h.errlen + (size_t)h.nmetric * sizeof(tf_metric);
-  if (h.slot < 0 || h.slot >= p->npending || h.errlen < 0 || h.errlen >= ERR_LEN ||
-      h.nmetric < 0 || h.nmetric > TF_METRICS_MAX || need != (size_t)bytes ||
-      p->pending[h.slot] != h.run) {
+  if (h.slot < 0 || h.slot >= p->npending || h.errlen < 0 || h.errlen >= ERR_LEN || h.nmetric < 0 ||
+      h.nmetric > TF_METRICS_MAX || need != (size_t)bytes || p->pending[h.slot] != h.run) {
     return;  // not a row this sweep handed out (cannot happen between ranks of one build)
   }
   char err[ERR_LEN];
@@ -310,8 +308,9 @@ static void bury_silent(tf_sweep_mpi* m, tf_sweep_pool* p) {
       back++;
     }
     pthread_mutex_unlock(&p->lock);
-    fprintf(stderr, "\n[sweep] rank %d silent for %.0f s: taken as dead; %d run%s back in the queue\n",
-            r, now - m->last_seen[r], back, back == 1 ? "" : "s");
+    fprintf(stderr,
+            "\n[sweep] rank %d silent for %.0f s: taken as dead; %d run%s back in the queue\n", r,
+            now - m->last_seen[r], back, back == 1 ? "" : "s");
   }
 }
 
@@ -480,8 +479,7 @@ static int serve_threads(tf_sweep_mpi* m, worker_rank* w, int jobs) {
     for (outgoing* o = out; o;) {
       outgoing* next = o->next;
       if (status == 0 && send_within(m, o->data, o->bytes, MPI_BYTE, 0, TAG_RESULT)) {
-        fprintf(stderr, "tightfit sweep: rank %d: rank 0 does not take rows: stopping\n",
-                m->rank);
+        fprintf(stderr, "tightfit sweep: rank %d: rank 0 does not take rows: stopping\n", m->rank);
         status = TF_EXIT_FAIL;
       }
       free(o);
@@ -504,8 +502,7 @@ static int serve_threads(tf_sweep_mpi* m, worker_rank* w, int jobs) {
         int count = 0;
         if (bytes >= (int)sizeof(int)) memcpy(&count, m->buf, sizeof(int));
         asked = 0;
-        if (count <= 0 || count > want ||
-            bytes != (int)((1 + 2 * (size_t)count) * sizeof(int))) {
+        if (count <= 0 || count > want || bytes != (int)((1 + 2 * (size_t)count) * sizeof(int))) {
           no_more = 1;
           pthread_mutex_lock(&w->lock);
           w->quit = 1;

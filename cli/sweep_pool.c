@@ -116,8 +116,8 @@ void tf_sweep_run_one(const tf_sweep_plan* plan, const char* dir, int i, tf_metr
   if (*refused) refused_row(m, &o, task);
 }
 
-int tf_sweep_pool_finish(tf_sweep_pool* p, int slot, tf_metrics* m, int refused,
-                         int record_failed, const char* err) {
+int tf_sweep_pool_finish(tf_sweep_pool* p, int slot, tf_metrics* m, int refused, int record_failed,
+                         const char* err) {
   if (p->state[slot] != TF_POOL_TAKEN) return 1;  // a row that came back twice
   const tf_sweep_run* run = &p->plan->run[p->pending[slot]];
   p->state[slot] = TF_POOL_DONE;
@@ -203,10 +203,11 @@ static void format_eta(double s, char* out, size_t n) {
 static void progress_json(const tf_sweep_pool* p, double elapsed, double eta, int final) {
   char eta_text[32] = "null";
   if (isfinite(eta)) snprintf(eta_text, sizeof(eta_text), "%.1f", eta);
-  printf("{\"done\": %d, \"total\": %d, \"failed\": %d, \"diverged\": %d, \"running\": %d, "
-         "\"elapsed_s\": %.1f, \"eta_s\": %s, \"final\": %s}\n",
-         p->already + p->finished, p->already + p->npending, p->failed, p->diverged, p->inflight,
-         elapsed, eta_text, final ? "true" : "false");
+  printf(
+      "{\"done\": %d, \"total\": %d, \"failed\": %d, \"diverged\": %d, \"running\": %d, "
+      "\"elapsed_s\": %.1f, \"eta_s\": %s, \"final\": %s}\n",
+      p->already + p->finished, p->already + p->npending, p->failed, p->diverged, p->inflight,
+      elapsed, eta_text, final ? "true" : "false");
   fflush(stdout);
 }
 

@@ -71,8 +71,8 @@ void tf_sweep_pool_requeue(tf_sweep_pool* p, int slot);
 // with the lock held: the finished run of a taken slot (m: its row; refused: tf_task_run
 // refused it, err says why; record_failed: its recording could not be written, err says why)
 // is appended to the results files; a slot already done is left alone (returns 1), else 0
-int tf_sweep_pool_finish(tf_sweep_pool* p, int slot, tf_metrics* m, int refused,
-                         int record_failed, const char* err);
+int tf_sweep_pool_finish(tf_sweep_pool* p, int slot, tf_metrics* m, int refused, int record_failed,
+                         const char* err);
 
 // runs plan run i (recorded into dir/record when the plan says so) into m; never takes the
 // lock. *refused / *record_failed as tf_sweep_pool_finish takes them, err says why

@@ -26,10 +26,10 @@ static int parse_count(const char* s, const char* end, long* out) {
 int tf_sweep_shard_parse(const char* text, int* k, int* n, char* err, size_t errlen) {
   const char* slash = strchr(text, '/');
   long kv = 0, nv = 0;
-  if (!slash || parse_count(text, slash, &kv) || parse_count(slash + 1, slash + strlen(slash), &nv) ||
-      nv < 1 || nv > TF_SHARD_MAX || kv < 1 || kv > nv) {
-    snprintf(err, errlen, "--shard needs K/N with 1 <= K <= N <= %d, got '%s'", TF_SHARD_MAX,
-             text);
+  if (!slash || parse_count(text, slash, &kv) ||
+      parse_count(slash + 1, slash + strlen(slash), &nv) || nv < 1 || nv > TF_SHARD_MAX || kv < 1 ||
+      kv > nv) {
+    snprintf(err, errlen, "--shard needs K/N with 1 <= K <= N <= %d, got '%s'", TF_SHARD_MAX, text);
     return -1;
   }
   *k = (int)kv;

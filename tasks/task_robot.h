@@ -42,13 +42,13 @@ enum { TF_ROBOT_GRASP_FRICTION = 0, TF_ROBOT_GRASP_WELD };
 // serial arm stands in for the built-in Panda (urdf.h), the Franka Hand on its tcp link; the
 // file is loaded and built once when the run's options are checked, so a bad one stops the
 // run before it starts
-#define TF_ROBOT_URDF_PARAM                                                                    \
-  {                                                                                            \
-    "robot_urdf", 0, 0, 1, "path", NULL,                                                       \
-        "a URDF file (FILE.urdf, or FILE.urdf#LINK to end the arm at LINK): its 7-joint "      \
-        "serial arm in place of the built-in Panda, the Franka Hand on that link "             \
-        "(docs/robot.md)",                                                                      \
-        .text = 1, .check = tf_urdf_check                                                      \
+#define TF_ROBOT_URDF_PARAM                                                               \
+  {                                                                                       \
+    "robot_urdf", 0, 0, 1, "path", NULL,                                                  \
+        "a URDF file (FILE.urdf, or FILE.urdf#LINK to end the arm at LINK): its 7-joint " \
+        "serial arm in place of the built-in Panda, the Franka Hand on that link "        \
+        "(docs/robot.md)",                                                                \
+        .text = 1, .check = tf_urdf_check                                                 \
   }
 
 // the cell: the table's top, the arm's base on it and the arm's start configuration

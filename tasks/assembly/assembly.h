@@ -116,9 +116,9 @@ typedef struct asm_file {
     double force;             // N: each finger's force limit, NaN: the Panda's
   } robot;
   struct {
-    int given;       // 1: "grasp.pos" given (else the part's centre)
-    double pos[3];   // m: where the TCP holds the inserted part, in the part's frame
-    double width;    // m: the part between the pads there, NaN: from its bounding box
+    int given;      // 1: "grasp.pos" given (else the part's centre)
+    double pos[3];  // m: where the TCP holds the inserted part, in the part's frame
+    double width;   // m: the part between the pads there, NaN: from its bounding box
   } grasp;
 } asm_file;
 
@@ -173,7 +173,7 @@ typedef struct asm_state {
   int actuator;                // the drive's, -1 none
   double load;                 // N m on the last gear against its turning (load_nm; 0: none)
   asm_solid solid[ASM_MAX_PARTS];
-  int sdf[ASM_MAX_PARTS];  // each part's SDF definition in the model
+  int sdf[ASM_MAX_PARTS];                       // each part's SDF definition in the model
   char overlap_name[TF_PROBE_MAX_OVERLAP][25];  // overlap.<a>_<b>_peak_m
   // observe
   double start_depth;

@@ -208,7 +208,7 @@ static void resolve(char* out, size_t n, const char* file, const char* rel) {
 
 static const char* const part_keys[] = {
     "mesh",  "part", "units",  "scale", "offset",  "pos",      "rpy_deg", "quat",
-    "mount", "axis", "anchor", "mass",  "density", "friction", "chord", "grid_nodes",
+    "mount", "axis", "anchor", "mass",  "density", "friction", "chord",   "grid_nodes",
 };
 #define NPART_KEYS ((int)(sizeof(part_keys) / sizeof(part_keys[0])))
 
@@ -675,9 +675,9 @@ static void parse_robot(asm_file* f, const cJSON* o, const cJSON* g, int check_f
     if (u && cJSON_IsString(u) && u->valuestring[0]) {
       char path[ASM_PATH_LEN];
       resolve(path, sizeof(path), f->path, u->valuestring);
-      int n = cJSON_IsString(t) ? snprintf(f->robot.urdf, sizeof(f->robot.urdf), "%s#%s", path,
-                                           t->valuestring)
-                                : snprintf(f->robot.urdf, sizeof(f->robot.urdf), "%s", path);
+      int n = cJSON_IsString(t)
+                  ? snprintf(f->robot.urdf, sizeof(f->robot.urdf), "%s#%s", path, t->valuestring)
+                  : snprintf(f->robot.urdf, sizeof(f->robot.urdf), "%s", path);
       if (n < 0 || (size_t)n >= sizeof(f->robot.urdf)) {
         fail(e, "robot.urdf", "path too long");
         f->robot.urdf[0] = 0;
@@ -777,10 +777,9 @@ static int load(asm_file* f, const char* path, int check_files, char* err, size_
     finish_errors(&e, prefix);
     return -1;
   }
-  static const char* const keys[] = {"description", "units",      "collider",      "gravity",
-                                     "friction",    "min_margin", "pair_contacts", "parts",
-                                     "drive",       "insertion",  "success",       "probes",
-                                     "robot",       "grasp"};
+  static const char* const keys[] = {
+      "description", "units", "collider",  "gravity", "friction", "min_margin", "pair_contacts",
+      "parts",       "drive", "insertion", "success", "probes",   "robot",      "grasp"};
   check_keys(root, "", keys, (int)(sizeof(keys) / sizeof(keys[0])), NULL, &e);
   const cJSON* d = cJSON_GetObjectItemCaseSensitive(root, "description");
   if (d && !cJSON_IsString(d)) fail(&e, "description", "must be a string");

@@ -213,8 +213,7 @@ int asm_scene_build(tf_env* env, asm_state* s, const tf_physics* physics, char* 
   }
   tf_builder_set_option(b, &opt);
   int rc = 0;
-  for (int p = 0; p < f->npart && rc == 0; p++)
-    rc = asm_scene_add_part(b, s, p, NULL, err, errlen);
+  for (int p = 0; p < f->npart && rc == 0; p++) rc = asm_scene_add_part(b, s, p, NULL, err, errlen);
   if (rc == 0 && add_drive(b, s)) rc = oom(err, errlen);
   if (rc == 0) rc = tf_env_compile(env, b, "assembly", err, errlen);
   tf_builder_destroy(b);

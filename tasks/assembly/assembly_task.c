@@ -42,50 +42,103 @@ int asm_file_check(const char* path, char* err, size_t errlen) {
 }
 
 // the rig's keys, robot mode's schema begins with them too
-#define ASM_RIG_PARAMS \
-    [A_ASSEMBLY] = {"assembly", 0, 0, 1, "", NULL, \
-                    "the assembly file (JSON, docs/assemblies.md); its mesh paths are relative " \
-                    "to its folder", \
-                    .text = 1, .check = asm_file_check}, \
-    [A_COLLIDER] = {"collider", 0, 0, 2, "", "file|sdf|mesh_sdf", \
-                    "file: the file's \"collider\"; sdf: every part an SDF; mesh_sdf: moving " \
-                    "parts' meshes in the other parts' SDFs"}, \
-    [A_MU] = {"mu", NAN, 0, 10, "", NULL, "every part's friction (default: the file's)"}, \
-    [A_SCALE] = {"scale", NAN, 1e-3, 1e3, "", NULL, \
-                 "the moving part's mesh scaled about its origin (mesh parts; default: the " \
-                 "file's)"}, \
-    [A_OFFSET] = {"offset_mm", NAN, -1000, 1000, "mm", NULL, \
-                  "x,y,z added to the moving part's start position (world)", 3, NULL, 3}, \
-    [A_TILT] = {"tilt_deg", NAN, -90, 90, "deg", NULL, \
-                "the moving part's start turned about the world x axis through its origin"}, \
-    [A_SPEED] = {"speed", NAN, -1000, 1000, "m/s|rad/s", NULL, \
-                 "the drive's speed (velocity servo target, or push start speed)"}, \
-    [A_FORCE] = {"force", NAN, -1e6, 1e6, "N", NULL, "the push drive's force"}, \
-    [A_TORQUE] = {"torque", NAN, -1e6, 1e6, "N m", NULL, "the torque drive's torque"}, \
-    [A_CLEARANCE] = {"clearance_um", NAN, 0, 5000, "um", NULL, \
-                     "every library part that has clearance_um (hole, ...)"}, \
-    [A_BACKLASH] = {"backlash_mm", NAN, 0, 10, "mm", NULL, \
-                    "every library part that has backlash_mm (gear)"}, \
-    [A_CHORD] = {"chord_um", NAN, 0.1, 1000, "um", NULL, \
-                 "every library part's collider mesh chord error"}, \
-    [A_START_OFFSET] = {"start_offset_mm", 0.05, 0, 100, "mm", NULL, \
-                        "environments after the first: the moving part's start shifted up to " \
-                        "this across the insertion axis"}, \
-    [A_START_TILT] = {"start_tilt_deg", 0.1, 0, 30, "deg", NULL, \
-                      "environments after the first: the moving part's start tilted up to this " \
-                      "about an axis across the insertion axis"}, \
-    [A_LOAD] = {"load_nm", 0, 0, 50, "N m", NULL, \
-                "a constant torque on the gear train's last gear against its turning (the " \
-                "gears probe's list): the train runs loaded, its teeth in flank contact"},
+#define ASM_RIG_PARAMS                                                                            \
+  [A_ASSEMBLY] = {"assembly",                                                                     \
+                  0,                                                                              \
+                  0,                                                                              \
+                  1,                                                                              \
+                  "",                                                                             \
+                  NULL,                                                                           \
+                  "the assembly file (JSON, docs/assemblies.md); its mesh paths are relative "    \
+                  "to its folder",                                                                \
+                  .text = 1,                                                                      \
+                  .check = asm_file_check},                                                       \
+  [A_COLLIDER] = {"collider",                                                                     \
+                  0,                                                                              \
+                  0,                                                                              \
+                  2,                                                                              \
+                  "",                                                                             \
+                  "file|sdf|mesh_sdf",                                                            \
+                  "file: the file's \"collider\"; sdf: every part an SDF; mesh_sdf: moving "      \
+                  "parts' meshes in the other parts' SDFs"},                                      \
+  [A_MU] = {"mu", NAN, 0, 10, "", NULL, "every part's friction (default: the file's)"},           \
+  [A_SCALE] = {"scale",                                                                           \
+               NAN,                                                                               \
+               1e-3,                                                                              \
+               1e3,                                                                               \
+               "",                                                                                \
+               NULL,                                                                              \
+               "the moving part's mesh scaled about its origin (mesh parts; default: the "        \
+               "file's)"},                                                                        \
+  [A_OFFSET] = {"offset_mm",                                                                      \
+                NAN,                                                                              \
+                -1000,                                                                            \
+                1000,                                                                             \
+                "mm",                                                                             \
+                NULL,                                                                             \
+                "x,y,z added to the moving part's start position (world)",                        \
+                3,                                                                                \
+                NULL,                                                                             \
+                3},                                                                               \
+  [A_TILT] = {"tilt_deg",                                                                         \
+              NAN,                                                                                \
+              -90,                                                                                \
+              90,                                                                                 \
+              "deg",                                                                              \
+              NULL,                                                                               \
+              "the moving part's start turned about the world x axis through its origin"},        \
+  [A_SPEED] = {"speed",                                                                           \
+               NAN,                                                                               \
+               -1000,                                                                             \
+               1000,                                                                              \
+               "m/s|rad/s",                                                                       \
+               NULL,                                                                              \
+               "the drive's speed (velocity servo target, or push start speed)"},                 \
+  [A_FORCE] = {"force", NAN, -1e6, 1e6, "N", NULL, "the push drive's force"},                     \
+  [A_TORQUE] = {"torque", NAN, -1e6, 1e6, "N m", NULL, "the torque drive's torque"},              \
+  [A_CLEARANCE] = {"clearance_um",                                                                \
+                   NAN,                                                                           \
+                   0,                                                                             \
+                   5000,                                                                          \
+                   "um",                                                                          \
+                   NULL,                                                                          \
+                   "every library part that has clearance_um (hole, ...)"},                       \
+  [A_BACKLASH] =                                                                                  \
+      {"backlash_mm", NAN, 0, 10, "mm", NULL, "every library part that has backlash_mm (gear)"},  \
+  [A_CHORD] =                                                                                     \
+      {"chord_um", NAN, 0.1, 1000, "um", NULL, "every library part's collider mesh chord error"}, \
+  [A_START_OFFSET] = {"start_offset_mm",                                                          \
+                      0.05,                                                                       \
+                      0,                                                                          \
+                      100,                                                                        \
+                      "mm",                                                                       \
+                      NULL,                                                                       \
+                      "environments after the first: the moving part's start shifted up to "      \
+                      "this across the insertion axis"},                                          \
+  [A_START_TILT] = {"start_tilt_deg",                                                             \
+                    0.1,                                                                          \
+                    0,                                                                            \
+                    30,                                                                           \
+                    "deg",                                                                        \
+                    NULL,                                                                         \
+                    "environments after the first: the moving part's start tilted up to this "    \
+                    "about an axis across the insertion axis"},                                   \
+  [A_LOAD] = {"load_nm",                                                                          \
+              0,                                                                                  \
+              0,                                                                                  \
+              50,                                                                                 \
+              "N m",                                                                              \
+              NULL,                                                                               \
+              "a constant torque on the gear train's last gear against its turning (the "         \
+              "gears probe's list): the train runs loaded, its teeth in flank contact"},
 
 static const tf_param_spec asm_params[A_N] = {ASM_RIG_PARAMS};
 
 const tf_param_spec asm_robot_params[A_ROBOT_N] = {
-    ASM_RIG_PARAMS
-    [A_CONTROLLER] = {"controller", TF_ROBOT_OSC, 0, TF_ROBOT_NCONTROLLER - 1, "",
-                      TF_ROBOT_CONTROLLER_CHOICES,
-                      "the arm's controller: operational space, task-space impedance, "
-                      "differential IK into joint PD, or joint PD on IK keyframes"},
+    ASM_RIG_PARAMS[A_CONTROLLER] =
+        {"controller", TF_ROBOT_OSC, 0, TF_ROBOT_NCONTROLLER - 1, "", TF_ROBOT_CONTROLLER_CHOICES,
+         "the arm's controller: operational space, task-space impedance, "
+         "differential IK into joint PD, or joint PD on IK keyframes"},
     [A_GRASP] = {"grasp", TF_ROBOT_GRASP_FRICTION, 0, 1, "", TF_ROBOT_GRASP_CHOICES,
                  "friction: picked off its stand and held by the fingers; weld: starts welded "
                  "in the hand (no grasp slip)"},
@@ -324,7 +377,8 @@ static void asm_control(tf_env* env) {
     double input = f->drive.type == ASM_DRIVE_TORQUE ? f->drive.torque : f->drive.speed;
     double turning = (input >= 0 ? 1 : -1) * f->gear_sign[last];
     double* w = d->xfrc_applied + 6 * s->body[f->gear_part[last]];
-    for (int k = 0; k < 3; k++) w[3 + k] = -turning * s->load * ramp * env->probe.gear_axis[last][k];
+    for (int k = 0; k < 3; k++)
+      w[3 + k] = -turning * s->load * ramp * env->probe.gear_axis[last][k];
   }
 }
 

@@ -318,8 +318,10 @@ static void test_mesh_collision(void** state) {
 static void test_gripper_past_tcp(void** state) {
   char path[256], spec[300];
   write_arm(path, *state, "fingers.urdf", "@EXTRA@",
-            "  <link name=\"finger_l\"><inertial>" UNIT_INERTIAL "</inertial></link>\n"
-            "  <link name=\"finger_r\"><inertial>" UNIT_INERTIAL "</inertial></link>\n"
+            "  <link name=\"finger_l\"><inertial>" UNIT_INERTIAL
+            "</inertial></link>\n"
+            "  <link name=\"finger_r\"><inertial>" UNIT_INERTIAL
+            "</inertial></link>\n"
             "  <joint name=\"fl\" type=\"prismatic\"><parent link=\"tool\"/>"
             "<child link=\"finger_l\"/><axis xyz=\"0 1 0\"/>"
             "<limit lower=\"0\" upper=\"0.04\" effort=\"20\" velocity=\"0.2\"/></joint>\n"
@@ -341,7 +343,8 @@ static void test_gripper_past_tcp(void** state) {
   tf_panda ids;
   tf_model* m = build(u, 1, &ids);
   // link 7's body holds link 7's own unit mass only: the 1 kg tool and the fingers are gone
-  if (fabs(m->body_mass[ids.link[6]] - 1.0) > 1e-12) fail_msg("link 7 mass %g", m->body_mass[ids.link[6]]);
+  if (fabs(m->body_mass[ids.link[6]] - 1.0) > 1e-12)
+    fail_msg("link 7 mass %g", m->body_mass[ids.link[6]]);
   assert_true(ids.hand >= 0);
   tf_model_destroy(m);
   tf_urdf_free(u);

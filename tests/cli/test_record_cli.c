@@ -190,7 +190,8 @@ static void test_full_disk(void** state) {
   close(err_fd);
   int ok = WIFEXITED(status) && WEXITSTATUS(status) == 1 && lines_of(err) == 1 &&
            strstr(err, path) && strstr(err, "File too large") && test_folder_entries(dir) == 0;
-  if (!ok) print_message("status %d, stderr: %s, %d entries\n", status, err, test_folder_entries(dir));
+  if (!ok)
+    print_message("status %d, stderr: %s, %d entries\n", status, err, test_folder_entries(dir));
   free(err);
   test_remove_tree(dir);
   assert_true(ok);

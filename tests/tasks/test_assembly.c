@@ -320,9 +320,10 @@ static void test_connector_agrees(void** state) {
   double peak_a = tf_metrics_get(a, "overlap.peak_m"), peak_b = tf_metrics_get(b, "overlap.peak_m");
   double seat_a = tf_metrics_get(a, "assembly.seat_error_m");
   double seat_b = tf_metrics_get(b, "connectors.seat_error_m");
-  print_message("connector: overlap peak STL %.3f um, analytic %.3f um; seat error %.2e m, %.2e "
-                "m (tolerance %.2f um)\n",
-                peak_a * 1e6, peak_b * 1e6, seat_a, seat_b, tol * 1e6);
+  print_message(
+      "connector: overlap peak STL %.3f um, analytic %.3f um; seat error %.2e m, %.2e "
+      "m (tolerance %.2f um)\n",
+      peak_a * 1e6, peak_b * 1e6, seat_a, seat_b, tol * 1e6);
   assert_true(tf_metrics_get(a, "success") == 1 && tf_metrics_get(b, "success") == 1);
   assert_true(fabs(peak_a - peak_b) <= tol);
   assert_true(fabs(seat_a - seat_b) <= tol);
@@ -364,9 +365,10 @@ static void test_gears_agree(void** state) {
   peak_a = tf_metrics_get(a, "overlap.peak_m");
   peak_b = tf_metrics_get(b, "overlap.peak_m");
   tol = tf_metrics_get(a, "overlap.floor_m") + tf_metrics_get(b, "overlap.floor_m") + 20e-6;
-  print_message("loaded: slip OBJ %.2e, analytic %.2e (bound %.2e); teeth overlap %.2f um, "
-                "%.2f um (tolerance %.2f um)\n",
-                slip_a, slip_b, chord_slip, peak_a * 1e6, peak_b * 1e6, tol * 1e6);
+  print_message(
+      "loaded: slip OBJ %.2e, analytic %.2e (bound %.2e); teeth overlap %.2f um, "
+      "%.2f um (tolerance %.2f um)\n",
+      slip_a, slip_b, chord_slip, peak_a * 1e6, peak_b * 1e6, tol * 1e6);
   assert_true(tf_metrics_get(a, "success") == 1 && tf_metrics_get(b, "success") == 1);
   assert_true(fabs(slip_a - slip_b) <= chord_slip);
   assert_true(fabs(peak_a - peak_b) <= tol);
@@ -377,11 +379,9 @@ static void test_gears_agree(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_run_refuses),
-      cmocka_unit_test(test_examples_succeed),
-      cmocka_unit_test(test_perturbed_environments),
-      cmocka_unit_test(test_grid_collider), cmocka_unit_test(test_peg_agrees),
-      cmocka_unit_test(test_connector_agrees),
-      cmocka_unit_test(test_gears_agree),
+      cmocka_unit_test(test_examples_succeed), cmocka_unit_test(test_perturbed_environments),
+      cmocka_unit_test(test_grid_collider),    cmocka_unit_test(test_peg_agrees),
+      cmocka_unit_test(test_connector_agrees), cmocka_unit_test(test_gears_agree),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -328,9 +328,12 @@ static void test_rig_layout(void** state) {
 int main(void) {
   tf_engine_init();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_bad_parameters),           cmocka_unit_test(test_determinism),
-      cmocka_unit_test(test_dead_drive_fails),         cmocka_unit_test(test_drop_perturbations),
-      cmocka_unit_test(test_train_perturbations),      cmocka_unit_test(test_rig_layout),
+      cmocka_unit_test(test_bad_parameters),
+      cmocka_unit_test(test_determinism),
+      cmocka_unit_test(test_dead_drive_fails),
+      cmocka_unit_test(test_drop_perturbations),
+      cmocka_unit_test(test_train_perturbations),
+      cmocka_unit_test(test_rig_layout),
       cmocka_unit_test(test_teeth_overlap_in_success),
       cmocka_unit_test(test_loaded_train_holds_ratio),
   };
