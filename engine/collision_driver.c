@@ -401,14 +401,13 @@ static void collide_pair_rows(const tf_model* m, tf_data* d, const double* cvel,
     // under re-linearisation the collision at the step's iterate sees where the step takes
     // a pair, so one that touches now needs no speculative rows, and its search keeps to what
     // touches: searched out to its reach, a gear's teeth (4.7 mm of reach at 5 rad/s and
-    // 20 ms) fill the pair's cap with points spread over the reach, which then are dropped
-    // as speculative. A pair apart at rest is searched again with its reach: a falling part's time
-    // of impact keeps it out of a thin wall it could cross within the step
+    // 20 ms) filled the pair's cap with points spread over the reach, which were then dropped
+    // as speculative. A pair apart at rest is searched again with its reach: a falling
+    // part's time of impact keeps it out of a thin wall it could cross within the step
     n = search_pair(m, d, g1, g2, &s1, &s2, always, pts, &candidates);
     if (n == 0) n = -1;
   }
   if (n < 0) n = search_pair(m, d, g1, g2, &s1, &s2, margin, pts, &candidates);
-
   d->ncon_candidates += candidates;
   d->ncon_dropped += candidates - n;
   int speculative = 0, touching = 0;
