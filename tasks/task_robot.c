@@ -72,6 +72,21 @@ static void slerp(double out[4], const double a[4], const double b[4], double s)
 
 // ---------------------------------------------------------------- the cell
 
+int tf_robot_add_stand(tf_builder* b, const double xy[2], double half, double bottom, double top,
+                       unsigned contype) {
+  double height = top - bottom;
+  tf_geom_def stand = tf_geom_def_default();
+  stand.name = "stand";
+  stand.type = TF_GEOM_BOX;
+  stand.size[0] = stand.size[1] = half;
+  stand.size[2] = 0.5 * height;
+  stand.pos[0] = xy[0], stand.pos[1] = xy[1], stand.pos[2] = bottom + 0.5 * height;
+  stand.rgba[0] = 0.4f, stand.rgba[1] = 0.4f, stand.rgba[2] = 0.45f, stand.rgba[3] = 1;
+  stand.contype = contype;
+  stand.conaffinity = TF_PANDA_CONTYPE_ARM;
+  return tf_builder_add_geom(b, &stand);
+}
+
 int tf_robot_cell_build(tf_builder* b, const tf_robot_cell* cell, tf_rng* rng, tf_robot* r,
                         char* err, size_t errlen) {
   memset(r, 0, sizeof(*r));

@@ -91,6 +91,12 @@ typedef struct tf_robot {
 int tf_robot_cell_build(tf_builder* b, const tf_robot_cell* cell, tf_rng* rng, tf_robot* r,
                         char* err, size_t errlen);
 
+// Adds a stand to b: a static grey box of half side half at (xy[0], xy[1]), from z = bottom up
+// to z = top, colliding with the arm and with whatever contype names (the part's grip geom).
+// Returns its geom id, or -1 when the builder is out of memory.
+int tf_robot_add_stand(tf_builder* b, const double xy[2], double half, double bottom, double top,
+                       unsigned contype);
+
 // The TCP pose of a joint configuration of the cell's arm, by the DH table (before compile:
 // where a welded part must start). pos/quat in world.
 void tf_robot_cell_tcp(const tf_robot_cell* cell, const double q[TF_PANDA_NJOINT], double pos[3],

@@ -182,18 +182,9 @@ static void start_pose(asm_robot_state* s, const tf_robot_cell* cell, const asm_
   for (int k = 0; k < 3; k++) pos[k] = tcp[k] - g[k];
 }
 
+// the stand from the table up to z = 0; it touches the part's grip geom and the arm
 static int add_stand(tf_builder* b, const asm_robot_state* s, double table_top) {
-  double height = -table_top;
-  tf_geom_def stand = tf_geom_def_default();
-  stand.name = "stand";
-  stand.type = TF_GEOM_BOX;
-  stand.size[0] = stand.size[1] = STAND_HALF;
-  stand.size[2] = 0.5 * height;
-  stand.pos[0] = s->stand[0], stand.pos[1] = s->stand[1], stand.pos[2] = -0.5 * height;
-  stand.rgba[0] = 0.4f, stand.rgba[1] = 0.4f, stand.rgba[2] = 0.45f, stand.rgba[3] = 1;
-  stand.contype = BIT_STAND;  // touches the part's grip geom and the arm
-  stand.conaffinity = BIT_ARM;
-  return tf_builder_add_geom(b, &stand) >= 0 ? 0 : -1;
+  return tf_robot_add_stand(b, s->stand, STAND_HALF, table_top, 0, BIT_STAND) >= 0 ? 0 : -1;
 }
 
 // the part's grip geom (its SDF for the fingers, the hand and the stand) and the weld

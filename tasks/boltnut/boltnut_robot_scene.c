@@ -94,18 +94,9 @@ static int fill_builder(tf_builder* b, boltnut_robot_state* s, const double* v,
   rs->plate_geom = tf_boltnut_add_plate(b, parts, mu);
   int ok = rs->bolt_geom >= 0 && rs->plate_geom >= 0;
 
-  // the stand: a static box from the table up to the plate's top (z = 0)
-  double height = -cell->table_top;
-  tf_geom_def stand = tf_geom_def_default();
-  stand.name = "stand";
-  stand.type = TF_GEOM_BOX;
-  stand.size[0] = stand.size[1] = STAND_HALF;
-  stand.size[2] = 0.5 * height;
-  stand.pos[0] = s->stand[0], stand.pos[1] = s->stand[1], stand.pos[2] = -0.5 * height;
-  stand.rgba[0] = 0.4f, stand.rgba[1] = 0.4f, stand.rgba[2] = 0.45f, stand.rgba[3] = 1;
-  stand.contype = BIT_STAND;  // touches the nut's grip geom and the arm
-  stand.conaffinity = BIT_ARM;
-  ok &= tf_builder_add_geom(b, &stand) >= 0;
+  // the stand from the table up to the plate's top (z = 0): it touches the nut's grip geom
+  // and the arm
+  ok &= tf_robot_add_stand(b, s->stand, STAND_HALF, cell->table_top, 0, BIT_STAND) >= 0;
 
   tf_body_def body = tf_body_def_default();
   body.name = "nut";

@@ -40,19 +40,9 @@ static void placed_start_pose(const gears_robot_state* s, const tf_robot_cell* c
 static int fill_builder(tf_builder* b, gears_robot_state* s, const tf_robot_cell* cell, tf_rng* rng,
                         char* err, size_t errlen) {
   if (tf_robot_cell_build(b, cell, rng, &s->robot, err, errlen)) return -1;
-  // the stand: a static box from the table up to stand_top
-  double height = s->stand_top - cell->table_top;
-  tf_geom_def stand = tf_geom_def_default();
-  stand.name = "stand";
-  stand.type = TF_GEOM_BOX;
-  stand.size[0] = stand.size[1] = s->stand_half;
-  stand.size[2] = 0.5 * height;
-  stand.pos[0] = s->stand[0], stand.pos[1] = s->stand[1];
-  stand.pos[2] = cell->table_top + 0.5 * height;
-  stand.rgba[0] = 0.4f, stand.rgba[1] = 0.4f, stand.rgba[2] = 0.45f, stand.rgba[3] = 1;
-  stand.contype = BIT_STAND;
-  stand.conaffinity = TF_PANDA_CONTYPE_ARM;
-  if (tf_builder_add_geom(b, &stand) < 0) {
+  // the stand from the table up to stand_top
+  if (tf_robot_add_stand(b, s->stand, s->stand_half, cell->table_top, s->stand_top, BIT_STAND) <
+      0) {
     snprintf(err, errlen, "task 'gears': out of memory building the model");
     return -1;
   }

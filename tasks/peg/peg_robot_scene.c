@@ -56,18 +56,10 @@ static int fill_builder(tf_builder* b, peg_robot_state* s, const tf_robot_cell* 
   }
   if (tf_robot_cell_build(b, cell, rng, &s->robot, err, errlen)) return -1;
 
-  // the stand: a static box from the table to z = 0
+  // the stand from the table (the block's depth and floor below z = 0) to z = 0: it touches
+  // the peg's grip geom and the arm
   double height = c->depth + PEG_ROBOT_BLOCK_FLOOR;
-  tf_geom_def stand = tf_geom_def_default();
-  stand.name = "stand";
-  stand.type = TF_GEOM_BOX;
-  stand.size[0] = stand.size[1] = STAND_HALF;
-  stand.size[2] = 0.5 * height;
-  stand.pos[0] = s->stand[0], stand.pos[1] = s->stand[1], stand.pos[2] = -0.5 * height;
-  stand.rgba[0] = 0.4f, stand.rgba[1] = 0.4f, stand.rgba[2] = 0.45f, stand.rgba[3] = 1;
-  stand.contype = BIT_STAND;  // touches the peg's grip geom and the arm
-  stand.conaffinity = BIT_ARM;
-  int ok = tf_builder_add_geom(b, &stand) >= 0;
+  int ok = tf_robot_add_stand(b, s->stand, STAND_HALF, -height, 0, BIT_STAND) >= 0;
 
   tf_body_def body = tf_body_def_default();
   body.name = "peg";

@@ -300,11 +300,6 @@ static void test_peg_agrees(void** state) {
   test_free(b);
 }
 
-// the OBJ gear pair against the built-in gears task with teeth=30,20 on ideal hinges: both
-// transmit (slip far under the 5 % rule), the mean speed ratio of each within the bound a
-// follower's play allows over the ratio window (the backlash angle at either end of a window
-// of 5 rad of input: 2 (B / r2) / 5 rad, relative to the 1.5 ratio), and the teeth overlap
-// within both floors plus both meshes' chord errors (10 um each)
 // the pinless DP-like plug and socket from STL files against the built-in connectors task
 // with the same parts (type=dp pins=no, pushed with 2 N from 1 mm above at 0.1 m/s, 10 g, mu
 // 0.2, the plug's mesh in the socket's SDF): both seat, the overlap peaks and the seat errors
@@ -331,6 +326,11 @@ static void test_connector_agrees(void** state) {
   test_free(b);
 }
 
+// the OBJ gear pair against the built-in gears task with teeth=30,20 on ideal hinges: both
+// transmit (slip far under the 5 % rule), the mean speed ratio of each within the bound a
+// follower's play allows over the ratio window (the backlash angle at either end of a window
+// of 5 rad of input: 2 (B / r2) / 5 rad, relative to the 1.5 ratio), and the teeth overlap
+// within both floors plus both meshes' chord errors (10 um each)
 static void test_gears_agree(void** state) {
   (void)state;
   tf_metrics* a = test_malloc(sizeof(tf_metrics));
