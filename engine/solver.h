@@ -49,6 +49,7 @@ typedef struct tf_constraint_problem {
   const int* block_dim;    // (nblock) number of rows
   const double* solref;    // (nblock x 2) newton: time constant (s), damping ratio
   const double* solimp;    // (nblock x 3) newton: d0, dwidth, width (m)
+  const double* v_warm;    // (nv) or NULL: a velocity near the answer to start from (al)
 } tf_constraint_problem;
 
 typedef struct tf_solver_stats {

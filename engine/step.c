@@ -64,6 +64,7 @@ static void make_problem(const tf_model* m, tf_data* d, double h, const double* 
   p->block_dim = d->efc_block_dim;
   p->solref = d->efc_solref;
   p->solimp = d->efc_solimp;
+  p->v_warm = NULL;
 }
 
 // x = A^-1 J^T mu over the given rows, mu >= 0, with J_i x >= -gap_i for each of them
@@ -204,11 +205,14 @@ static void position_pass(const tf_model* m, tf_data* d, const tf_constraint_pro
 
 // the solve of the rows in d->efc_*: v and d->efc_lambda, the constraint force and each
 // contact's impulses; 0, or -2 when the solver failed or left something non-finite
+// (v_warm: NULL, or a velocity near the answer the solve may start from)
 static int solve_rows(const tf_model* m, tf_data* d, double h, const double* b,
-                      const double* v_free, double* v, tf_constraint_problem* problem) {
+                      const double* v_free, const double* v_warm, double* v,
+                      tf_constraint_problem* problem) {
   int nv = m->nv;
   double t0 = tf_stage_start();
   make_problem(m, d, h, b, v_free, problem);
+  problem->v_warm = v_warm;
   tf_solver_stats stats;
   memset(&stats, 0, sizeof(stats));
   int status = solvers[m->opt.solver](m, d, problem, &m->opt.solver_opt, v, d->efc_lambda, &stats);
@@ -398,7 +402,7 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
       for (int k = 0; k < nv; k++) s += d->qA[i * nv + k] * v_free[k];
       b[i] = s;
     }
-    if (d->nefc > 0 && solve_rows(m, d, h, b, v_free, v, &problem)) {
+    if (d->nefc > 0 && solve_rows(m, d, h, b, v_free, NULL, v, &problem)) {
       tf_arena_release(d, mark);
       return -2;
     }
@@ -455,7 +459,8 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
           memcpy(v, v_free, sizeof(double) * nv);
           continue;
         }
-        if (solve_rows(m, d, h, b, v_free, v, &problem)) {
+        // the last solve's answer nearly meets these rows: the solve starts from it
+        if (solve_rows(m, d, h, b, v_free, v1, v, &problem)) {
           d->ncon_start = 0;
           tf_kinematics(m, d);
           tf_arena_release(d, mark);
