@@ -1,6 +1,7 @@
 // The HTML report page (see report.h): reads the results directory, lays out the sections
-// (header, machine, skipped lines, runs table, plots, videos, config, files) and writes the
-// page through a temporary file that is renamed into place only when complete.
+// (header, machine, skipped lines, a dt sweep's largest passing dt, runs table, plots, videos,
+// config, files) and writes the page through a temporary file that is renamed into place only
+// when complete.
 #include "report.h"
 
 #include <cJSON.h>
@@ -289,10 +290,12 @@ static void write_page(FILE* f, page* p) {
   write_header(f, p);
   write_machine(f, p);
   write_skipped(f, p->results);
+  // a dt sweep's answer, the largest step each setting passes at, before the rows it comes
+  // from: a 320-run table would push it a few screens down
+  tf_report_largest_dt_write(f, p->results);
   fputs("<section id=\"summary\"><h2>Runs</h2>\n", f);
   tf_report_table_write(f, p->results, p->counts);
   fputs("</section>\n", f);
-  tf_report_largest_dt_write(f, p->results);
   fputs("<section id=\"plots-section\"><h2>Plots</h2>\n", f);
   p->nplot = tf_report_plots_write(f, p->results);
   fputs("</section>\n", f);
