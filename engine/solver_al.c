@@ -80,9 +80,9 @@
 // Warm start: lambda_bar = the given lambda, and v = p->v_warm when given, else
 // v = A^-1 (b + J^T lambda_bar). A re-linearisation pass gives the previous pass's answer:
 // its rows are the same contacts measured a few microns away, so that v nearly meets them,
-// while A^-1 (b + J^T lambda_bar) of impulses carried across a changed row set missed a gear
-// train's rows by 0.1-0.3 m/s (its natural residual, 1e-3 from v_warm) and each pass's solve
-// started over (21 to 17 outer iterations per solve, gears at 50 Hz).
+// while A^-1 (b + J^T lambda_bar) of impulses carried across a changed row set misses a gear
+// train's rows by 0.1-0.3 m/s (natural residual; about 1e-3 from v_warm), as far from the
+// answer as a cold start.
 //
 // Scratch: one arena block of nv^2 + (5 + maxdim) nv + 7 nefc + 2 nblock doubles plus nv
 // LAPACK pivots, maxdim the largest cone (1 without friction); the LAPACK _work routines
