@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "controller.h"
 #include "robot_panda.h"
 #include "tightfit.h"
@@ -22,17 +23,12 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int compare_doubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
 typedef struct timing {
   double min_us, median_us;
 } timing;
 
 static timing summarise(double* per_call) {
-  qsort(per_call, BATCHES, sizeof(double), compare_doubles);
+  bench_sort_doubles(per_call, BATCHES);
   return (timing){per_call[0], per_call[BATCHES / 2]};
 }
 

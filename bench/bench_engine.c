@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "scenes.h"
 #include "tightfit.h"
 
@@ -16,11 +17,6 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_doubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
 }
 
 enum { BATCHES = 25, BATCH_STEPS = 2000 };
@@ -50,7 +46,7 @@ static int time_steps(const tf_model* m, tf_data* d, const tf_scene* scene, step
       counted += BATCH_STEPS;
     }
   }
-  qsort(per_step, BATCHES, sizeof(double), compare_doubles);
+  bench_sort_doubles(per_step, BATCHES);
   t->min_us = per_step[0];
   t->median_us = per_step[BATCHES / 2];
   for (int k = 0; k < TF_TIMER_N; k++) t->stage_us[k] *= 1e6 / (double)counted;

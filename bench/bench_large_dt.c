@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench_json.h"
+#include "bench_stats.h"
 #include "task.h"
 
 static const double dts[3] = {0.005, 0.02, 0.02};
@@ -50,17 +51,6 @@ static void options(tf_run_options* o, const tf_task_info* task, double dt, int 
     o->set[0].value = "shaft";
     o->nset = 1;
   }
-}
-
-// the median of n values (sorts them)
-static double median(double* x, int n) {
-  for (int i = 1; i < n; i++) {
-    double v = x[i];
-    int j = i;
-    for (; j > 0 && x[j - 1] > v; j--) x[j] = x[j - 1];
-    x[j] = v;
-  }
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
 // one run of the task at setting k; its simulated seconds per wall second, or -1 (said)
@@ -119,7 +109,7 @@ int main(int argc, char** argv) {
       bench_print_number("overlap_peak_m", tf_metrics_get(row + k, "overlap.peak_m"), 1);
       double lo = rate[k][0], hi = rate[k][0];
       for (int r = 1; r < rounds; r++) lo = fmin(lo, rate[k][r]), hi = fmax(hi, rate[k][r]);
-      bench_print_number("sim_s_per_wall_s", median(rate[k], rounds), 1);
+      bench_print_number("sim_s_per_wall_s", bench_median(rate[k], rounds), 1);
       bench_print_number("sim_s_per_wall_s_min", lo, 1);
       bench_print_number("sim_s_per_wall_s_max", hi, 1);
       printf("\"why\": \"");
@@ -127,8 +117,8 @@ int main(int argc, char** argv) {
       printf("\"}, ");
       fflush(stdout);
     }
-    bench_print_number("speedup_20_over_5", median(ratio[0], rounds), 1);
-    bench_print_number("speedup_20_passes_over_5", median(ratio[1], rounds), 0);
+    bench_print_number("speedup_20_over_5", bench_median(ratio[0], rounds), 1);
+    bench_print_number("speedup_20_passes_over_5", bench_median(ratio[1], rounds), 0);
     printf("}");
   }
   printf("\n  ]\n}\n");
