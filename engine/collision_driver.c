@@ -468,8 +468,13 @@ static void collide_pair_rows(const tf_model* m, tf_data* d, const double* cvel,
     }
     // the traced points are the few the reducer kept at the current pose, not the manifold
     // the shapes will have when they meet (a peg landing flat kept one tip point of its rim
-    // and tilted onto the rest): add that manifold too, as a convex pair's time of impact does
-    if (t_first <= h && !touching) {
+    // and tilted onto the rest): add that manifold too, as a convex pair's time of impact does.
+    // Under re-linearisation the traced points' rows still stop the first meeting (a thin
+    // wall stays uncrossed), and the rest of the face is the iterate's: its collision finds
+    // it where the step takes the pair, and the next pass solves with it. The manifold's
+    // search reaches out to the step's remaining reach: a peg landing on its hole's chamfer
+    // at 20 ms searched 7 mm around, 11 % of the whole run's instructions for one search
+    if (t_first <= h && !touching && m->opt.solver_opt.relinearize == 0) {
       // at the first meeting the rest of the face lands within the step's remaining reach
       double rest = (h - t_first) / h * reach;
       add_toi_contacts(m, d, g1, g2, &s1, &s2, &m1, &m2, t_first, always + rest);
