@@ -6,15 +6,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "collision.h"
 #include "gate_util.h"
 #include "tightfit.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static const double identity[4] = {1, 0, 0, 0};
 
@@ -113,9 +108,9 @@ static void run_scene(const char* name, scene_builder build, int steps, int last
     double wall = 0, iters = 0, contacts = 0;
     int done = 0;
     for (int i = 0; i < steps; i++) {
-      double t0 = now();
+      double t0 = bench_now();
       if (tf_step(m, d)) break;
-      wall += now() - t0;
+      wall += bench_now() - t0;
       iters += d->solver_iterations;
       contacts += d->ncon;
       done++;
@@ -198,9 +193,9 @@ static void time_pairs(void) {
       int reps = 2000, count = 0;
       double best = INFINITY;
       for (int round = 0; round < 5; round++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (int r = 0; r < reps; r++) count = tf_collide(&a, &c, 1e-3, out);
-        best = fmin(best, (now() - t0) / reps);
+        best = fmin(best, (bench_now() - t0) / reps);
       }
       printf("%s\"%s_%s\": {\"us\": %.3f, \"points\": %d}", first ? "" : ", ",
              tf_geom_type_name(t1), tf_geom_type_name(t2), 1e6 * best, count);

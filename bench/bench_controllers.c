@@ -17,12 +17,6 @@
 
 enum { BATCHES = 25, BATCH_CALLS = 2000 };
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef struct timing {
   double min_us, median_us;
 } timing;
@@ -60,7 +54,7 @@ static int time_controller(const tf_model* m, tf_data* d, const tf_panda* panda,
   tf_controller_set_wrench(c, wrench);
   double per_call[BATCHES];
   for (int b = -2; b < BATCHES; b++) {  // two warm-up batches
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < BATCH_CALLS; i++) {
       if (tf_controller_compute(c, m, d)) {
         fprintf(stderr, "bench_controllers: %s failed\n", tf_controller_kind_name(cfg->kind));
@@ -68,7 +62,7 @@ static int time_controller(const tf_model* m, tf_data* d, const tf_panda* panda,
         return -1;
       }
     }
-    if (b >= 0) per_call[b] = 1e6 * (now() - t0) / BATCH_CALLS;
+    if (b >= 0) per_call[b] = 1e6 * (bench_now() - t0) / BATCH_CALLS;
   }
   *out = summarise(per_call);
   tf_controller_destroy(c);
@@ -79,11 +73,11 @@ static int time_step(const tf_model* m, tf_data* d, const tf_panda* panda, timin
   double per_call[BATCHES];
   for (int b = -2; b < BATCHES; b++) {
     set_state(m, d, panda);
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < BATCH_CALLS / 4; i++) {
       if (tf_step(m, d)) return -1;
     }
-    if (b >= 0) per_call[b] = 1e6 * (now() - t0) / (BATCH_CALLS / 4);
+    if (b >= 0) per_call[b] = 1e6 * (bench_now() - t0) / (BATCH_CALLS / 4);
   }
   *out = summarise(per_call);
   return 0;

@@ -13,12 +13,6 @@
 #include "scenes.h"
 #include "tightfit.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 enum { BATCHES = 25, BATCH_STEPS = 2000 };
 
 typedef struct step_timing {
@@ -34,7 +28,7 @@ static int time_steps(const tf_model* m, tf_data* d, const tf_scene* scene, step
   for (int b = -2; b < BATCHES; b++) {  // two warm-up batches
     tf_data_reset(m, d);
     scene->init(m, d);
-    double t0 = now();
+    double t0 = bench_now();
     for (int s = 0; s < BATCH_STEPS; s++) {
       if (tf_step(m, d)) return -1;
       if (b >= 0) {
@@ -42,7 +36,7 @@ static int time_steps(const tf_model* m, tf_data* d, const tf_scene* scene, step
       }
     }
     if (b >= 0) {
-      per_step[b] = 1e6 * (now() - t0) / BATCH_STEPS;
+      per_step[b] = 1e6 * (bench_now() - t0) / BATCH_STEPS;
       counted += BATCH_STEPS;
     }
   }
@@ -86,21 +80,21 @@ static void time_factor(const tf_model* m, tf_data* d, double* lapack_us, double
   double* x = malloc(sizeof(double) * (size_t)n);
   double best_lapack = INFINITY, best_plain = INFINITY;
   for (int round = 0; round < 5; round++) {
-    double t0 = now();
+    double t0 = bench_now();
     for (int r = 0; r < reps; r++) {
       memcpy(a, d->qM, sizeof(double) * (size_t)(n * n));
       memcpy(x, d->qfrc_bias, sizeof(double) * (size_t)n);
       LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, a, n);
       LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, a, n, x, n);
     }
-    best_lapack = fmin(best_lapack, 1e6 * (now() - t0) / reps);
-    t0 = now();
+    best_lapack = fmin(best_lapack, 1e6 * (bench_now() - t0) / reps);
+    t0 = bench_now();
     for (int r = 0; r < reps; r++) {
       memcpy(a, d->qM, sizeof(double) * (size_t)(n * n));
       memcpy(x, d->qfrc_bias, sizeof(double) * (size_t)n);
       plain_cholesky_solve(n, a, x);
     }
-    best_plain = fmin(best_plain, 1e6 * (now() - t0) / reps);
+    best_plain = fmin(best_plain, 1e6 * (bench_now() - t0) / reps);
   }
   free(a);
   free(x);

@@ -11,18 +11,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "mesh_sdf.h"
 #include "parts.h"
 #include "sdf.h"
 #include "sdf_bake.h"
 
 #define NPOINT 20000
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double lcg(unsigned long long* s) {
   *s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -57,14 +52,14 @@ static double measure(eval_fn fn, const void* ctx, const double* pts, const doub
                       double* err) {
   double best = INFINITY, sink = 0, worst = 0;
   for (int round = 0; round < 3; round++) {
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < NPOINT; i++) {
       double g[3];
       double d = fn(ctx, pts + 3 * i, g);
       sink += d;
       if (ref && round == 0) worst = fmax(worst, fabs(d - ref[i]));
     }
-    best = fmin(best, now() - t0);
+    best = fmin(best, bench_now() - t0);
   }
   if (err) *err = worst;
   return sink == sink ? NPOINT / best : 0;
@@ -87,13 +82,13 @@ static void bench_part(const char* part, const tf_kv* kv, int nkv, const char* l
   }
   double qa = measure(g.fn, g.params, pts, NULL, NULL);
 
-  double t0 = now();
+  double t0 = bench_now();
   tf_mesh_sdf ms;
   if (tf_mesh_sdf_build(&ms, NULL, g.vert, g.nvert, g.face, g.nface, label, err, sizeof(err))) {
     fprintf(stderr, "%s\n", err);
     exit(1);
   }
-  double build_s = now() - t0;
+  double build_s = bench_now() - t0;
   double mesh_err;
   double qm = measure(tf_mesh_sdf_eval, ms.params, pts, ref, &mesh_err);
 

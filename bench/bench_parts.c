@@ -12,29 +12,24 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "collision.h"
 #include "parts.h"
 #include "sdf_bake.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 // queries per second at the part's own mesh vertices pushed 0.1 mm along a fixed direction
 static double queries_per_second(const tf_part_geometry* g) {
   int n = g->nvert < 20000 ? g->nvert : 20000;
   double best = INFINITY, sink = 0;
   for (int round = 0; round < 3; round++) {
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < n; i++) {
       double p[3] = {g->vert[3 * i] + 1e-4, g->vert[3 * i + 1] - 0.7e-4,
                      g->vert[3 * i + 2] + 0.3e-4};
       double grad[3];
       sink += g->fn(g->params, p, grad);
     }
-    best = fmin(best, now() - t0);
+    best = fmin(best, bench_now() - t0);
   }
   return sink == sink ? n / best : 0;
 }
@@ -88,9 +83,9 @@ static void seated(const tf_part_geometry* bolt, const tf_part_geometry* nut, in
   int n = 0, candidates = 0;
   double best = INFINITY;
   for (int round = 0; round < rounds; round++) {
-    double t0 = now();
+    double t0 = bench_now();
     n = tf_collide_n(&sn, &sb, 0.3e-3, 128, out, &candidates);
-    best = fmin(best, now() - t0);
+    best = fmin(best, bench_now() - t0);
   }
   // field queries of one call, per side, in an untimed run through counting wrappers
   counted_field cb = {sb.sdf.fn, sb.sdf.params, 0}, cn = {sn.sdf.fn, sn.sdf.params, 0};
@@ -130,12 +125,12 @@ static void thread_sdf(const char* part, int last) {
     tf_kv kv[] = {{"sdf", modes[m]}};
     tf_part_geometry g;
     char err[256];
-    double t0 = now();
+    double t0 = bench_now();
     if (tf_part_build(part, kv, 1, &g, err, sizeof(err))) {
       printf("%s\"%s\": null", m ? ", " : "", modes[m]);
       continue;
     }
-    double built = now() - t0;
+    double built = bench_now() - t0;
     printf("%s\"%s\": {\"queries_per_s\": %.0f, \"build_s\": %.4f, \"params_bytes\": %zu}",
            m ? ", " : "", modes[m], queries_per_second(&g), built, g.params_size);
     tf_part_geometry_free(&g);

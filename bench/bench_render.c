@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "render.h"
 #include "task.h"
 
@@ -24,8 +25,6 @@ static double clock_s(clockid_t id) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double now(void) { return clock_s(CLOCK_MONOTONIC); }
-
 // best wall-clock milliseconds per frame over FRAMES frames, and the calling thread's best CPU
 // milliseconds (all of a one-thread frame's work, whatever else the machine runs); -1 on error
 static double time_frames(const tf_env* env, const tf_render_scene* scene, const tf_camera* cam,
@@ -35,14 +34,14 @@ static double time_frames(const tf_env* env, const tf_render_scene* scene, const
   if (!r) return -1;
   double best = INFINITY, best_cpu = INFINITY;
   for (int i = 0; i <= FRAMES; i++) {
-    double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    double t0 = bench_now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     if (tf_render(r, scene, env->model, env->data, cam, img, err, sizeof err)) {
       fprintf(stderr, "bench_render: %s\n", err);
       tf_renderer_destroy(r);
       return -1;
     }
     if (i > 0) {
-      best = fmin(best, now() - t0);
+      best = fmin(best, bench_now() - t0);
       best_cpu = fmin(best_cpu, clock_s(CLOCK_THREAD_CPUTIME_ID) - c0);
     }
   }
@@ -81,9 +80,9 @@ int main(int argc, char** argv) {
       continue;
     }
     tf_kinematics(env.model, env.data);
-    double t0 = now();
+    double t0 = bench_now();
     tf_render_scene* scene = tf_render_scene_create(env.model, err, sizeof err);
-    double build_ms = 1e3 * (now() - t0);
+    double build_ms = 1e3 * (bench_now() - t0);
     if (!scene) {
       fprintf(stderr, "bench_render: %s: %s\n", task->name, err);
       tf_env_free(task, &env);

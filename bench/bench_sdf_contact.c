@@ -10,18 +10,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "collision.h"
 #include "contact_reduce.h"
 #include "tf_math.h"
 #include "tightfit.h"
 
 // monotonic seconds
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 #define SEGMENTS 64
 #define RINGS 32
 #define NVERT (SEGMENTS * RINGS + 2)
@@ -136,11 +131,11 @@ static timing time_pair(const tf_shape* a, const tf_shape* b, double margin, int
   tf_contact_point out[TF_COLLIDE_MAX];
   timing t = {INFINITY, 0, 0, 0};
   for (int round = 0; round < 5; round++) {
-    double t0 = now();
+    double t0 = bench_now();
     for (int r = 0; r < reps; r++) {
       t.kept = tf_collide_n(a, b, margin, cap, out, &t.candidates);
     }
-    t.us = fmin(t.us, 1e6 * (now() - t0) / reps);
+    t.us = fmin(t.us, 1e6 * (bench_now() - t0) / reps);
   }
   t.dropped = t.candidates - t.kept;
   return t;
@@ -216,9 +211,9 @@ int main(void) {
     tf_reduce_counts counts = {0, 0, 0, 0};
     reduce[c].us = INFINITY;
     for (int round = 0; round < 5; round++) {
-      double t0 = now();
+      double t0 = bench_now();
       for (int r = 0; r < 20; r++) tf_contact_reduce(out, cand, N, caps[c], NULL, &counts);
-      reduce[c].us = fmin(reduce[c].us, 1e6 * (now() - t0) / 20);
+      reduce[c].us = fmin(reduce[c].us, 1e6 * (bench_now() - t0) / 20);
     }
     reduce[c].candidates = counts.candidates;
     reduce[c].kept = counts.kept;

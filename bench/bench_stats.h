@@ -1,8 +1,17 @@
-// Order statistics of a benchmark's repeated timings: the sort they share and the median.
+// A benchmark's timings: the clock they read, and the order statistics of repeated ones (the
+// sort they share and the median).
 #ifndef TF_BENCH_STATS_H
 #define TF_BENCH_STATS_H
 
 #include <stdlib.h>
+#include <time.h>
+
+// seconds on the monotonic clock (differences only: its origin is arbitrary)
+static inline double bench_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static inline int bench_compare_doubles(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;

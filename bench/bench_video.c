@@ -12,18 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
 #include "font.h"
 #include "video_mp4.h"
 
 #define WIDTH 640
 #define HEIGHT 480
 #define FPS 30
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 // frame i: scrolling colour bands, a moving bright block, smooth shading (what a rendered
 // scene roughly looks like to an encoder: flat areas, edges and motion)
@@ -57,9 +52,9 @@ int main(int argc, char** argv) {
   for (int i = 0; i < nframes; i++) {
     draw_scene(frames + frame_bytes * i, i);
     caption(text, sizeof text, i);
-    double t0 = now();
+    double t0 = bench_now();
     tf_font_draw(frames + frame_bytes * i, WIDTH, HEIGHT, 3 * WIDTH, 8, 8, text, &style);
-    overlay_best = fmin(overlay_best, now() - t0);
+    overlay_best = fmin(overlay_best, bench_now() - t0);
   }
 
   char dir[] = "/tmp/tf_bench_video_XXXXXX", path[64], err[512];
@@ -70,7 +65,7 @@ int main(int argc, char** argv) {
   char encoder_name[32] = "";
   for (int r = 0; r < rounds; r++) {
     tf_video_mp4* v;
-    double t0 = now();
+    double t0 = bench_now();
     int rc = tf_video_mp4_open(&v, path, WIDTH, HEIGHT, FPS, err, sizeof err);
     if (rc == 0) {
       snprintf(encoder_name, sizeof encoder_name, "%s", tf_video_mp4_encoder(v));
@@ -89,7 +84,7 @@ int main(int argc, char** argv) {
       free(frames);
       return 1;
     }
-    best = fmin(best, now() - t0);
+    best = fmin(best, bench_now() - t0);
     encoder = encoder_name;
   }
   struct stat st;
