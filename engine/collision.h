@@ -90,6 +90,10 @@ typedef struct tf_collide_stats {
   // descent (SDF x SDF) also starts from (NULL / 0: none)
   const double* warm;
   int nwarm;
+  // in: 1 when the step re-measures the pair where it moves (re-linearisation): a pair
+  // searched by descent then keeps only what touches and the ring around it
+  // (collision_sdf_descent.c); 0: every minimiser under margin
+  int touching;
   // out:
   int candidates;
   double reduce_s;

@@ -366,7 +366,8 @@ static int search_pair(const tf_model* m, tf_data* d, int g1, int g2, const tf_s
   }
   // the pair's contacts of the last step, where they are now: warm starts for a descent
   double warm[3 * TF_COLLIDE_MAX];
-  tf_collide_stats stats = {.warm = warm, .nwarm = 0};
+  tf_collide_stats stats = {
+      .warm = warm, .nwarm = 0, .touching = m->opt.solver_opt.relinearize > 0};
   warm_starts(m, d, g1, g2, d->contact_prev, d->ncon_prev, warm, &stats.nwarm);
   warm_starts(m, d, g1, g2, d->contact_start, d->ncon_start, warm, &stats.nwarm);
   n = tf_collide_n_stats(s1, s2, margin, m->opt.max_pair_contacts, pts, &stats);

@@ -544,7 +544,7 @@ int tf_collide_plane_sdf(const tf_shape* plane, const tf_shape* sdf, double marg
     tf_reduce_init(&red, plane->mat, slab_width(&sdf->sdf));  // the descent's points are world
     field_init(&fs, sdf, FIELD_SDF);
     tf_sdf_descend_fields(&red, &fp, &fs, margin, sdf->sdf.feature_size, stats ? stats->warm : NULL,
-                          stats ? stats->nwarm : 0);
+                          stats ? stats->nwarm : 0, 0);
     clear = -INFINITY;  // a descent bounds nothing
   } else {
     tf_reduce_init(&red, NULL, 0);
@@ -601,7 +601,8 @@ int tf_collide_sdf_sdf(const tf_shape* a, const tf_shape* b, double margin, int 
     field_init(&fa, a, FIELD_SDF);
     field_init(&fb, b, FIELD_SDF);
     tf_sdf_descend_fields(&red, &fa, &fb, margin, fmax(a->sdf.feature_size, b->sdf.feature_size),
-                          stats ? stats->warm : NULL, stats ? stats->nwarm : 0);
+                          stats ? stats->warm : NULL, stats ? stats->nwarm : 0,
+                          stats ? stats->touching : 0);
   }
   return finish(out, &red, cap, -INFINITY, stats);  // a descent bounds nothing
 }

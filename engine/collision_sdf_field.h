@@ -150,8 +150,10 @@ static inline void field_world_box(double lo[3], double hi[3], const field* f) {
 // multi-start descent on phi1 + phi2 + |max(phi1, phi2)| over the overlap of the two fields'
 // world boxes, minimisers under margin into red; spacing: the fields' repeated features'
 // spacing (0: none), whose copies each get starts of their own; warm: nwarm more starts
-// (world points where the pair touched last step; NULL: none) (collision_sdf_descent.c)
+// (world points where the pair touched last step; NULL: none); touching: keep to where the
+// pair touches, with the ring around it (re-linearisation, tf_collide_stats.touching)
+// (collision_sdf_descent.c)
 void tf_sdf_descend_fields(tf_contact_reducer* red, const field* f1, const field* f2, double margin,
-                           double spacing, const double* warm, int nwarm);
+                           double spacing, const double* warm, int nwarm, int touching);
 
 #endif  // TF_COLLISION_SDF_FIELD_H
