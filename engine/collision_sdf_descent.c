@@ -270,10 +270,10 @@ static double descend_lattice(found_set* fs, tf_contact_reducer* red, const fiel
 // along the contact's normal, and the step's solve slid bores 30-50 deg round their shafts
 // into them (21 um deep at the iterate), so at 50 Hz a gear train's steps ran 3.9 passes.
 // So every minimiser within TOUCH_BAND of the deepest takes points beside it, RING_DIRS
-// directions across its normal at RING_STEPS steps of a third of a cell, each moved onto the
+// directions across its normal at RING_STEPS steps of RING_STEP cells, each moved onto the
 // midsurface by the balancing step (the descent's, along n): on a ring they are the
-// rows of a polygon round it, whose corners lie c (1 / cos(dtheta / 2) - 1) inside (0.2 um
-// for c = 50 um and 10 deg). A direction ends where the surfaces stop being conformal: the
+// rows of a polygon round it, whose corners lie c (1 / cos(dtheta / 2) - 1) inside (0.4 um
+// for c = 50 um and 15 deg). A direction ends where the surfaces stop being conformal: the
 // gap rising by RING_SLOPE per unit length (a tooth flank, curved against its mate, rises
 // 50 um in its first mm), the normal turning past 60 deg or less than 1 deg (flat: a face
 // or a bore's length, which the lattice's minimisers hold), or the gap reaching margin. Then
@@ -283,10 +283,13 @@ static double descend_lattice(found_set* fs, tf_contact_reducer* red, const fiel
 // in 59 of 372 iterates (seed 0, 50 Hz), with it in 3; the far-side points also took the
 // reducer's slots from the ring. Passes a step on that train: 3.9 without either, 3.8 with
 // the band alone (bores still 20-50 um in), about 2.4 with the ring alone (teeth still
-// thrown), 1.4 with both; a 40 um band gave 2.0.
+// thrown), 1.2 with both; a 40 um band gave 2.0. Ring points a third of a cell apart
+// (10 deg) gave 1.4 passes and cost fbnewton, whose Newton matrix nearly parallel rows make
+// more singular, 4 of the gate's 21 speeds at 100 Hz; half a cell apart, 2.
 #define TOUCH_BAND 12e-6  // m: a touching pair's rows lie within this of its deepest gap
 #define RING_DIRS 8
 #define RING_STEPS 3
+#define RING_STEP 0.5          // cells between the points of a ring (15 deg round a gear's bore)
 #define RING_SLOPE 0.01        // gap rise per unit length where the surfaces stop being conformal
 #define RING_FLAT_COS 0.99985  // a normal turned by less than 1 deg: the surfaces are flat there
 
@@ -310,7 +313,7 @@ static void add_ring(found_set* fs, const field* f1, const field* f2, double mar
     for (int dir = 0; dir < RING_DIRS; dir++) {
       double angle = 2 * M_PI * dir / RING_DIRS, ca = cos(angle), sa = sin(angle);
       for (int j = 1; j <= RING_STEPS; j++) {
-        double r = j * cell / RING_STEPS, x[3], d[3];
+        double r = j * RING_STEP * cell, x[3], d[3];
         for (int k = 0; k < 3; k++) x[k] = at[k] + r * (ca * t1[k] + sa * t2[k]);
         pair_value v;
         pair_eval(&v, f1, f2, x);
