@@ -8,6 +8,8 @@
 #ifndef TF_TEST_SOLVER_FIXTURE_H
 #define TF_TEST_SOLVER_FIXTURE_H
 
+#include "solver_model.h"
+
 #define NVMAX 12
 #define NCMAX 32
 #define NBMAX 16
@@ -164,31 +166,13 @@ typedef struct env {
   tf_data* d;
 } env;
 
-// a model of nbody free bodies: the solvers only need its data's arena
+// a model of nbody free bodies (at most NCMAX) and its data
 static inline env make_env(int nbody) {
-  tf_builder* b = tf_builder_create();
-  char name[32];
-  for (int i = 0; i < nbody; i++) {
-    tf_body_def body = tf_body_def_default();
-    snprintf(name, sizeof(name), "body%d", i);
-    body.name = name;
-    body.mass = 1;
-    body.inertia[0] = body.inertia[1] = body.inertia[2] = 0.01;
-    int id = tf_builder_add_body(b, &body);
-    assert_true(id > 0);
-    tf_joint_def joint = tf_joint_def_default();
-    snprintf(name, sizeof(name), "free%d", i);
-    joint.name = name;
-    joint.body = id;
-    joint.type = TF_JOINT_FREE;
-    assert_true(tf_builder_add_joint(b, &joint) >= 0);
-  }
-  char err[256];
+  tf_joint_type joints[NCMAX];
+  assert_true(nbody <= NCMAX);
+  for (int i = 0; i < nbody; i++) joints[i] = TF_JOINT_FREE;
   env e;
-  e.m = tf_builder_compile(b, err, sizeof(err));
-  if (!e.m) print_message("compile: %s\n", err);
-  tf_builder_destroy(b);
-  assert_non_null(e.m);
+  e.m = solver_model(joints, nbody, 0);
   e.d = tf_data_create(e.m);
   assert_non_null(e.d);
   return e;

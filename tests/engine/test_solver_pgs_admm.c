@@ -23,6 +23,7 @@
 
 #include "solver.h"
 #include "tightfit.h"
+#include "solver_model.h"
 
 #define NV_MAX 64
 #define NEFC_MAX 512
@@ -217,40 +218,6 @@ static double row_velocity(const tf_constraint_problem* p, const double* v, int 
 
 // ---------------------------------------------------------------- model scaffolding
 
-// a model whose data holds the arena: the given joints, one body each, children of the world,
-// plus npad bodies without joints (each adds 16 doubles of scratch and no dof)
-static tf_model* build_model(const tf_joint_type* joints, int njoint, int npad) {
-  tf_builder* b = tf_builder_create();
-  char name[32];
-  for (int i = 0; i < njoint; i++) {
-    tf_body_def body = tf_body_def_default();
-    snprintf(name, sizeof(name), "body%d", i);
-    body.name = name;
-    body.mass = 1;
-    body.inertia[0] = body.inertia[1] = body.inertia[2] = 0.01;
-    int id = tf_builder_add_body(b, &body);
-    tf_joint_def joint = tf_joint_def_default();
-    snprintf(name, sizeof(name), "joint%d", i);
-    joint.name = name;
-    joint.body = id;
-    joint.type = joints[i];
-    tf_builder_add_joint(b, &joint);
-  }
-  for (int i = 0; i < npad; i++) {
-    tf_body_def body = tf_body_def_default();
-    snprintf(name, sizeof(name), "pad%d", i);
-    body.name = name;
-    body.mass = 1;
-    tf_builder_add_body(b, &body);
-  }
-  char err[256];
-  tf_model* m = tf_builder_compile(b, err, sizeof(err));
-  if (!m) print_message("compile: %s\n", err);
-  tf_builder_destroy(b);
-  assert_non_null(m);
-  return m;
-}
-
 typedef struct test_env {
   tf_model* m;
   tf_data* d;
@@ -260,7 +227,7 @@ static test_env env_free_bodies(int nbody, int npad) {
   tf_joint_type joints[NBODY_MAX];
   for (int i = 0; i < nbody; i++) joints[i] = TF_JOINT_FREE;
   test_env env;
-  env.m = build_model(joints, nbody, npad);
+  env.m = solver_model(joints, nbody, npad);
   env.d = tf_data_create(env.m);
   assert_non_null(env.d);
   return env;
@@ -269,7 +236,7 @@ static test_env env_free_bodies(int nbody, int npad) {
 static test_env env_slide(void) {
   tf_joint_type joint = TF_JOINT_SLIDE;
   test_env env;
-  env.m = build_model(&joint, 1, 0);
+  env.m = solver_model(&joint, 1, 0);
   env.d = tf_data_create(env.m);
   assert_non_null(env.d);
   return env;
