@@ -6,7 +6,7 @@ CC ?= cc
 BUILD ?= build
 # libzip: the NPZ files of `--record` (reports/npz_write.c); libxml-2.0: MJCF models
 # (assets/mjcf_load.c)
-PKGS := openblas lapacke libcjson libpng qhull_r libavcodec libavformat libavutil libswscale libzip \
+PKGS := libcjson libpng qhull_r libavcodec libavformat libavutil libswscale libzip \
   libxml-2.0
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)

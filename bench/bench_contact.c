@@ -206,7 +206,6 @@ static void time_pairs(void) {
 }
 
 int main(void) {
-  tf_engine_init();
   printf("{\n  \"bench\": \"contact\",\n  \"dt\": 0.002,\n  \"scenes\": {\n");
   run_scene("stack3", build_stack3, 500, 0);
   run_scene("pile20", build_pile20, 500, 0);

@@ -83,7 +83,6 @@ static int time_step(const tf_model* m, tf_data* d, const tf_panda* panda, timin
 }
 
 int main(void) {
-  tf_engine_init();
   tf_builder* b = tf_builder_create();
   tf_option opt = tf_option_default();
   opt.timestep = 0.002;

@@ -70,7 +70,6 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: bench_large_dt\n");
     return 2;
   }
-  tf_engine_init();
   static tf_metrics row[3];
   printf("{\n  \"bench\": \"large_dt\", \"solver\": \"al\", \"substeps\": 1,\n");
   printf(

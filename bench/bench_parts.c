@@ -162,7 +162,6 @@ static int seated_only(int rounds) {
 }
 
 int main(int argc, char** argv) {
-  tf_engine_init();
   char err[256];
   int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   int only_seated = argc > 1 && strcmp(argv[1], "--seated") == 0;

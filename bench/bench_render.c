@@ -59,7 +59,6 @@ static void write_png(const char* dir, const char* task, const char* view, const
 
 int main(int argc, char** argv) {
   const char* out_dir = argc > 2 && strcmp(argv[1], "--out") == 0 ? argv[2] : NULL;
-  tf_engine_init();
   tf_metrics* row = malloc(sizeof(tf_metrics));
   tf_image img;
   char err[512];

@@ -138,7 +138,6 @@ static int wanted(const char* name, int ntask, char** tasks) {
 }
 
 int main(int argc, char** argv) {
-  tf_engine_init();
   int all = 0, cases = 0, ntask = 0;
   char** tasks = calloc((size_t)argc, sizeof(char*));
   tf_metrics* row = malloc(sizeof(tf_metrics));

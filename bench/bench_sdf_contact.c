@@ -151,7 +151,6 @@ static void print_timing(const char* name, timing t, double budget_us, int last)
 
 // the seated shaft (mesh x SDF, SDF x SDF), then the reduction alone
 int main(void) {
-  tf_engine_init();
   build_shaft();
   bore_param bore = {{block[0], block[1], block[2]}, shaft_r + clearance};
   cyl_param cyl = {shaft_r, shaft_h};

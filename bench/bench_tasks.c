@@ -75,7 +75,6 @@ static void print_cases(void) {
 }
 
 int main(int argc, char** argv) {
-  tf_engine_init();
   if (argc > 1 && strcmp(argv[1], "--cases") == 0) {
     print_cases();
     return 0;

@@ -84,7 +84,6 @@ static int wanted(const char* name, int ntask, char** tasks) {
 }
 
 int main(int argc, char** argv) {
-  tf_engine_init();
   int envs = DEFAULT_ENVS, ntask = 0;
   char** tasks = calloc((size_t)argc, sizeof(char*));
   if (!tasks) return 1;

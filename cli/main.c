@@ -71,7 +71,6 @@ int main(int argc, char** argv) {
       tf_cli_help(cmd, stdout);
       return TF_EXIT_OK;
     }
-    tf_engine_init();
     return commands[i].fn(argc - 2, argv + 2);
   }
   fprintf(stderr,

@@ -11,8 +11,8 @@
 // without MPI. Recorded runs stay on rank 0: their files are written where DIR is.
 //
 // Rows cross between ranks as the same binary's tf_metrics bytes: ranks must be one build on
-// one architecture (a cluster's usual case), and bit-identical rows also need the same
-// OpenBLAS kernel family on every host (see docs/cluster.md).
+// one architecture (a cluster's usual case); the engine's arithmetic is its own, so hosts
+// with different processors of that architecture give the same bits (see docs/cluster.md).
 //
 // Built with MPI when the Makefile finds mpicc (TF_HAVE_MPI); without it, a launch of more
 // than one rank is refused with a message, and one process runs as usual.

@@ -1,6 +1,5 @@
 // The controller object: creation (every buffer allocated here, none in an update), targets,
 // min-jerk keyframes, and the update loop with its decimation (zero-order hold).
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,17 +47,6 @@ static int setup_tree(tf_controller* c, const tf_model* m) {
   return 0;
 }
 
-// dgesvd's workspace for a 6 x n Jacobian, queried once
-static int setup_svd(tf_controller* c) {
-  double a[6 * NJ], s[6], u[36], vt[6 * NJ], query = 0;
-  int info =
-      LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'S', 'S', 6, c->n, a, 6, s, u, 6, vt, 6, &query, -1);
-  if (info != 0) return -1;
-  c->svd_lwork = (int)query + 1;
-  c->svd_work = malloc(sizeof(double) * (size_t)c->svd_lwork);
-  return c->svd_work ? 0 : -1;
-}
-
 tf_controller* tf_controller_create(const tf_model* m, const tf_arm* arm,
                                     const tf_controller_config* cfg, char* err, size_t errlen) {
   if (!m || !arm || !cfg) {
@@ -92,7 +80,7 @@ tf_controller* tf_controller_create(const tf_model* m, const tf_arm* arm,
   }
   c->scratch_nv = malloc(sizeof(double) * (size_t)(m->nv > 0 ? m->nv : 1));
   c->saved_qvel = malloc(sizeof(double) * (size_t)(m->nv > 0 ? m->nv : 1));
-  if (!c->scratch_nv || !c->saved_qvel || setup_tree(c, m) || setup_svd(c)) {
+  if (!c->scratch_nv || !c->saved_qvel || setup_tree(c, m)) {
     tf_controller_destroy(c);
     tf_ctrl_fail(err, errlen, "controller: out of memory");
     return NULL;
@@ -108,7 +96,6 @@ void tf_controller_destroy(tf_controller* c) {
   free(c->tree_rhs);
   free(c->scratch_nv);
   free(c->saved_qvel);
-  free(c->svd_work);
   free(c);
 }
 

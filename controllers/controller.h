@@ -79,7 +79,7 @@ typedef enum tf_ik_method {
   TF_IK_TRANSPOSE,  // alpha J^T e, alpha = <e, J J^T e> / |J J^T e|^2 (Buss)
   TF_IK_DLS,        // J^T (J J^T + lambda^2 I)^-1 e (Levenberg-Marquardt)
   TF_IK_SVD,        // sum sigma_i / (sigma_i^2 + lambda_i^2) v_i u_i^T e, lambda_i^2 =
-                    // lambda^2 (1 - (sigma_i / eps)^2) below eps (adaptive damping, LAPACK)
+                    // lambda^2 (1 - (sigma_i / eps)^2) below eps (adaptive damping)
   TF_IK_N
 } tf_ik_method;
 

@@ -13,7 +13,6 @@
 // Clipping the error bounds the first steps toward a far target (the PD then moves at about
 // Kp / Kd times the clipped step per second); the joint range clamp keeps the PD from pushing
 // into the limits.
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
@@ -63,26 +62,20 @@ static int transpose_step(int n, const double* jac, const double e[6], double* d
 }
 
 static int svd_step(tf_controller* c, const double* jac, const double e[6], double* dq) {
-  int n = c->n, mn = n < 6 ? n : 6;
-  double a[6 * NJ], s[6], u[36], vt[6 * NJ];
-  for (int k = 0; k < n; k++) {
-    for (int r = 0; r < 6; r++) a[6 * k + r] = jac[r * n + k];
-  }
-  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'S', 'S', 6, n, a, 6, s, u, 6, vt, 6, c->svd_work,
-                          c->svd_lwork) != 0) {
-    return -1;
-  }
+  int n = c->n;
+  double s[6], u[36], v[6 * NJ];
+  if (tf_ctrl_svd6(s, u, v, jac, n) != 0) return -1;
   double lambda2 = c->cfg.ik_damping * c->cfg.ik_damping, eps = c->cfg.ik_svd_threshold;
   memset(dq, 0, sizeof(double) * (size_t)n);
-  for (int i = 0; i < mn; i++) {
+  for (int i = 0; i < 6; i++) {
     double ratio = s[i] / eps;
     double damp = s[i] < eps ? lambda2 * (1 - ratio * ratio) : 0;
     double denom = s[i] * s[i] + damp;
     if (!(denom > 0)) continue;
     double ue = 0;
-    for (int r = 0; r < 6; r++) ue += u[6 * i + r] * e[r];
+    for (int r = 0; r < 6; r++) ue += u[6 * r + i] * e[r];
     double gain = s[i] / denom * ue;
-    for (int k = 0; k < n; k++) dq[k] += gain * vt[6 * k + i];
+    for (int k = 0; k < n; k++) dq[k] += gain * v[6 * k + i];
   }
   return 0;
 }

@@ -53,8 +53,6 @@ struct tf_controller {
   double* tree_rhs;     // (ntree x n) M^-1 columns of the arm dofs
   double* scratch_nv;   // (nv) rnea output
   double* saved_qvel;   // (nv)
-  double* svd_work;     // dgesvd workspace
-  int svd_lwork;
 
   // targets
   int nkey;
@@ -119,6 +117,10 @@ int tf_ctrl_fail(char* err, size_t errlen, const char* fmt, ...)
 // column by column; a and b are overwritten (a by its factor). 0, or -1 if not positive
 // definite (then a is left partly factored)
 int tf_ctrl_spd_solve(int n, double* a, int nrhs, double* b);
+// the singular value decomposition J = U diag(s) V^T of the 6 x n jac (row-major, n <= NJ):
+// u (6 x 6) and v (n x 6) row-major with the singular vectors as columns, s unsorted and
+// zero past J's rank (a zero s_r's v_r is zero). 0, or -1 if it did not converge
+int tf_ctrl_svd6(double s[6], double u[36], double* v, const double* jac, int n);
 // out (6 x 6, symmetric) = J J^T + damping I for J (6 x n, row-major)
 void tf_ctrl_jjt(double out[36], const double* jac, int n, double damping);
 

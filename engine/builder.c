@@ -95,7 +95,6 @@ tf_equality_def tf_equality_def_default(void) {
 }
 
 tf_builder* tf_builder_create(void) {
-  tf_engine_init();
   tf_builder* b = calloc(1, sizeof(tf_builder));
   if (!b) return NULL;
   b->opt = tf_option_default();

@@ -94,7 +94,6 @@ static void lay_out_data(const tf_model* m, tf_data* d, layout* l) {
 }
 
 tf_data* tf_data_create(const tf_model* m) {
-  tf_engine_init();
   tf_data* d = calloc(1, sizeof(tf_data));
   if (!d) return NULL;
   layout l = {NULL, 0};

@@ -7,10 +7,10 @@
 //   (M + h D + h^2 K) (v+ - v) = h (f - h K v)
 // so qacc = (v+ - v) / h solves (M + h D + h^2 K) qacc = f - h K v. Explicit PD goes
 // unstable once h^2 kp exceeds the inertia; this form stays stable for any gain.
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "tf_math.h"
 #include "model_internal.h"
 #include "stage_timer.h"
@@ -39,14 +39,14 @@ static void apply_body_wrenches(const tf_model* m, tf_data* d, double* qfrc) {
 }
 
 // factors a (nv x nv, symmetric) into d->qLD and solves for x in place; 0 on success.
-// A symmetric matrix is the same in either storage order, so LAPACK's column-major
-// routines run on it directly (the _work variants allocate nothing).
+// A symmetric matrix is the same in either storage order, so the column-major Cholesky
+// (linalg_dense.h) runs on it directly.
 int tf_factor_solve(const tf_model* m, tf_data* d, const double* a, double* x) {
   double t0 = tf_stage_start();
   int nv = m->nv;
   memcpy(d->qLD, a, sizeof(double) * (size_t)(nv * nv));
-  int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, d->qLD, nv);
-  if (info == 0) info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, 1, d->qLD, nv, x, nv);
+  int info = tf_cholesky(nv, d->qLD);
+  if (info == 0) tf_cholesky_solve(nv, 1, d->qLD, x);
   tf_stage_add(d, TF_TIMER_FACTOR, t0);
   return info;
 }

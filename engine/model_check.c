@@ -1,12 +1,12 @@
 // Validation of a builder's definitions before anything is laid out: each check returns 0,
 // or -1 with a one-line message naming the definition at fault (tf_fail), so a bad model is
 // refused with a reason instead of crashing the compile or a later step.
-#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "builder_internal.h"
 #include "tf_math.h"
 #include "error_message.h"
@@ -51,10 +51,9 @@ int tf_check_inertia(const tf_body_def* def, double moments[3], double iquat[4],
     tf_quat_identity(iquat);
     return 0;
   }
-  // column-major is the same as row-major for a symmetric matrix
-  double a[9] = {in[0], in[3], in[4], in[3], in[1], in[5], in[4], in[5], in[2]};
-  double w[3];
-  if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', 3, a, 3, w) != 0) {
+  double full[9] = {in[0], in[3], in[4], in[3], in[1], in[5], in[4], in[5], in[2]};
+  double w[3], a[9];
+  if (tf_sym3_eigen(w, a, full) != 0) {
     return tf_fail(err, errlen, "body '%s': inertia could not be diagonalised", name);
   }
   double scale = fmax(fabs(w[0]), fmax(fabs(w[1]), fabs(w[2])));

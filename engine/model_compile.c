@@ -2,12 +2,12 @@
 // model_check.c (a message that names the body / joint / actuator at fault, never a crash),
 // lays out the flat arrays in a single allocation, fills them, and checks that M is positive
 // definite.
-#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "builder_internal.h"
 #include "error_message.h"
 #include "tf_math.h"
@@ -415,7 +415,7 @@ static int check_mass_matrix(tf_model* m, char* err, size_t errlen) {
   memcpy(d->qLD, d->qM, sizeof(double) * (size_t)(nv * nv));
   double scale = 0;
   for (int i = 0; i < nv; i++) scale = fmax(scale, d->qM[i * nv + i]);
-  int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', nv, d->qLD, nv);
+  int info = tf_cholesky(nv, d->qLD);
   int bad = info > 0 ? info - 1 : -1;
   // a pivot that survives but is negligible against the largest one is singular all the same
   for (int i = 0; info == 0 && i < nv; i++) {

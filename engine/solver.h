@@ -34,7 +34,7 @@ typedef struct tf_constraint_problem {
   int nblock;
   double h;                // timestep (s)
   const double* A;         // (nv x nv) symmetric, row-major
-  const double* A_factor;  // (nv x nv) Cholesky factor of A (LAPACK column-major 'L')
+  const double* A_factor;  // (nv x nv) Cholesky factor of A (column-major lower, tf_cholesky)
   const double* b;         // (nv) A v_free
   const double* v_free;    // (nv)
   const double* v0;        // (nv) velocity at the start of the step

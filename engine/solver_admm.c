@@ -85,8 +85,8 @@
 // contiguous and are gathered by index. Any non-zero entry of A across two subtrees merges
 // them (A is checked, not assumed); without a matching model (m NULL or m->nv != p->nv) the
 // subsystems are the connected components of A's sparsity. Each A_j is factored once per solve
-// for the penalties, then A_j + sum B J^T J (again when rho changes), with LAPACK's
-// dpotrf_work on arena scratch.
+// for the penalties, then A_j + sum B J^T J (again when rho changes), by tf_cholesky on
+// arena scratch.
 //
 // Output: lambda from a z step (always in its sets) and v = v_free + A^-1 J^T lambda, so the
 // dynamics hold exactly and any remaining error is constraint violation (the primal
@@ -111,10 +111,10 @@
 //   + (3 nv + nefc + 3 npair + 2 nsub + 12) / 2 for the index arrays (9, ints rounded up)
 //   + 8 per allocation (23) of alignment,
 // at most nv^2 + 3.5 nv + 56.5 nefc + 190 when npair <= 2 nefc.
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "model_internal.h"
 #include "solver.h"
 #include "solver_util.h"
@@ -261,7 +261,7 @@ static int factor_subsystems(const tf_constraint_problem* p, const admm_split* s
         for (int a = 0; a < n; a++) k[a + c * n] += jr[dofs[a]] * jc;
       }
     }
-    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, k, n) != 0) return -1;
+    if (tf_cholesky(n, k) != 0) return -1;
     k += (size_t)n * (size_t)n;
   }
   return 0;
@@ -292,7 +292,7 @@ static void base_penalties(const tf_constraint_problem* p, const tf_solver_setti
         int q = sp->sub_pairs[t];
         const double* jr = p->J + (size_t)sp->pair_row[q] * (size_t)nv;
         for (int a = 0; a < n; a++) work[a] = jr[dofs[a]];
-        LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'L', 'N', 'N', n, 1, fac, n, work, n);
+        tf_lower_solve(n, fac, work);
         double w = 0;
         for (int a = 0; a < n; a++) w += work[a] * work[a];
         diag[q] = w;
@@ -362,7 +362,7 @@ static void solve_velocity(const tf_constraint_problem* p, const admm_split* sp,
       const double* jr = p->J + (size_t)row * (size_t)nv;
       for (int a = 0; a < n; a++) rhs[a] += jr[dofs[a]] * c;
     }
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, (double*)k, n, rhs, n);
+    tf_cholesky_solve(n, 1, k, rhs);
     for (int a = 0; a < n; a++) v[dofs[a]] = rhs[a];
     k += (size_t)n * (size_t)n;
   }

@@ -85,13 +85,13 @@
 // answer as a cold start.
 //
 // Scratch: one arena block of nv^2 + (5 + maxdim) nv + 7 nefc + 2 nblock doubles plus nv
-// LAPACK pivots, maxdim the largest cone (1 without friction); the LAPACK _work routines
-// allocate nothing.
+// LU pivots, maxdim the largest cone (1 without friction); the dense algebra
+// (linalg_dense.h) allocates nothing.
 #include <float.h>
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "model_internal.h"
 #include "solver.h"
 #include "solver_util.h"
@@ -126,7 +126,7 @@ typedef struct al_work {
   double* lamh_try;  // (nefc) hat projection at a trial step of the line search
   double* s_blk;     // (nblock) De Saxce terms the inner problem holds fixed
   double* g_blk;     // (nblock) F(s): the terms recomputed from an inner solution
-  lapack_int* ipiv;  // (nv) pivots of the De Saxce Newton step's LU
+  int* ipiv;  // (nv) pivots of the De Saxce Newton step's LU
   double floor;      // roundoff floor of the last inner residual
   double fix_prev;   // |F(s) - s| at the previous outer iteration (De Saxce safeguard)
 } al_work;
@@ -428,9 +428,9 @@ static int al_inner(al_work* w, double* v, int maxit, double tol, double outer_t
     if (rn <= outer_tol && rn > 0.5 * rn_prev) return it;
     rn_prev = rn;
     al_hessian(w);
-    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, w->H, nv) != 0) return -1;
+    if (tf_cholesky(nv, w->H) != 0) return -1;
     for (int i = 0; i < nv; i++) w->dv[i] = -w->r[i];
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, 1, w->H, nv, w->dv, nv);
+    tf_cholesky_solve(nv, 1, w->H, w->dv);
     // c * (J dv), A dv, and the slope at 0
     tf_mul_J(p, w->jd, w->dv);
     for (int i = 0; i < p->nefc; i++) w->jd[i] *= w->scale[i];
@@ -450,7 +450,7 @@ static int al_inner(al_work* w, double* v, int maxit, double tol, double outer_t
 // z_c = dr/ds_c = beta c_n (c J)_c^T D_c e_n, and dF_c/dv = w_c^T = sum_k mu_k^2 u_k J_k / F_c.
 // The Newton step ds = d - W^T H^-1 Z ds (d = F - s) is, with q = H^-1 Z ds,
 //   (H + Z W^T) q = Z d,   ds = d - W^T q,
-// one nonsymmetric nv x nv LU (LAPACK dgesv_work) at the inner solution, only when some
+// one nonsymmetric nv x nv LU (tf_lu) at the inner solution, only when some
 // contact slides. v and y must still be those of the inner solve (lambda_bar not updated).
 // Newton steps alternate with plain ones whenever |F(s) - s| stops halving (below).
 static void al_desaxce_newton(al_work* w, const double* v, double relax) {
@@ -502,7 +502,8 @@ static void al_desaxce_newton(al_work* w, const double* v, double relax) {
       for (int j = 0; j < nv; j++) w->H[(size_t)j * (size_t)nv + i] += w->dv[i] * w->tmp[j];
     }
   }
-  int info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, nv, 1, w->H, nv, w->ipiv, w->r, nv);
+  int info = tf_lu(nv, w->H, w->ipiv);
+  if (info == 0) tf_lu_solve(nv, w->H, w->ipiv, w->r);
   for (int b = 0; b < nb; b++) {
     double F = w->g_blk[b], ds = F - w->s_blk[b];
     if (info == 0 && F > 0) {
@@ -597,14 +598,14 @@ static void al_carve(al_work* w, double* base, int nv, int nefc, int nblock, int
   w->g_blk = base;
   base += nb;
   // the pivots are ints, stored in doubles the arena hands out (never read as doubles)
-  w->ipiv = (lapack_int*)(void*)base;
+  w->ipiv = (int*)(void*)base;
 }
 
 // doubles of scratch tf_solve_al takes from the arena for a problem of this shape
 static size_t al_scratch_doubles(int nv, int nefc, int nblock, int maxdim) {
   return (size_t)nv * (size_t)nv + (size_t)(5 + maxdim) * (size_t)nv + 7 * (size_t)nefc +
          2 * (size_t)nblock +
-         ((size_t)nv * sizeof(lapack_int) + sizeof(double) - 1) / sizeof(double);
+         ((size_t)nv * sizeof(int) + sizeof(double) - 1) / sizeof(double);
 }
 
 // the hard solve: AL outer iterations around the inner Newton (see the note at the top)

@@ -1,15 +1,15 @@
 // Pieces every constraint solver shares: the residuals reported in tf_solver_stats,
 // solves with A through its Cholesky factor, and the projection onto the contact cones.
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "solver.h"
 #include "solver_util.h"
 
 void tf_solve_A(const tf_constraint_problem* p, double* x) {
   if (p->nv == 0) return;
-  LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', p->nv, 1, (double*)p->A_factor, p->nv, x, p->nv);
+  tf_cholesky_solve(p->nv, 1, p->A_factor, x);
 }
 
 void tf_mul_J(const tf_constraint_problem* p, double* out, const double* v) {

@@ -10,7 +10,7 @@
 // G = B W + C with W = J A^-1 J^T (the Delassus matrix) and B, C block-diagonal per unit (the
 // generalised derivatives of the row residuals below with respect to the row velocity
 // u = J v + e and to lambda). G is built densely as (B J) Y^T, factored by LU with partial
-// pivoting (LAPACK dgetrf: G is not symmetric once friction slides) and v is back-substituted
+// pivoting (tf_lu: G is not symmetric once friction slides) and v is back-substituted
 // through Y. Dense is the right size here (a few hundred rows at most); the paper's
 // matrix-free preconditioned conjugate residual pays off on a GPU with thousands of rows.
 //
@@ -53,12 +53,17 @@
 // the 100 kg block landing) cut Newton's steps short, |F| wandered between 0.9 and 179 and
 // the solve hit its cap of 100; unclamped it converged in 45 steps.
 //
-// Newton step: G dlambda = -F with G regularised by rho s_i on its diagonal, rho = 1e-12 +
-// min(1e-8, |F| / u_ref) (u_ref the largest free row velocity): a box resting on four corners
+// Newton step: G dlambda = -F with G regularised by rho s_i on its diagonal, rho = 3e-11 +
+// min(1e-7, |F| / u_ref) (u_ref the largest free row velocity): a box resting on four corners
 // has 12 rows on 6 dofs, W is singular and so is G once all of them are active; the
 // regularisation picks one of the equivalent impulse distributions. It must stay far below
 // the spread of W's eigenvalues: with a ceiling of 1e-3 the 1:100 stack crawled linearly
-// (|F| 4.47e-3 to 4.23e-3 in 75 steps).
+// (|F| 4.47e-3 to 4.23e-3 in 75 steps). Within that, the resting stacks are chaotic in it:
+// the step along W's null space is rounding amplified by 1 / rho, and whether a 1:100 stack
+// at 1 ms or a 1:10 stack at 10 ms settles or caps its solves from the landing on changes
+// from one setting to its neighbour (docs/measured.md, "fbnewton"). These two values hold
+// every gate, as do their neighbours 1e-11 and 3e-7; the earlier 1e-12 and 1e-8 lost the
+// 1:100 stack at 1 ms.
 //
 // Best-iterate backtracking (the paper's replacement for a line search at large steps): the
 // full Newton step is always taken, even when it raises the residual (a semismooth step may
@@ -78,19 +83,19 @@
 // Warm start: the given lambda, clamped into its sets.
 //
 // Scratch: one arena block of nefc^2 + (nefc + maxdim) nv + nv + 12 nefc doubles plus nefc
-// LAPACK pivots; the _work routines allocate nothing. No threads, fixed loop order.
-#include <lapacke.h>
+// LU pivots; the dense algebra allocates nothing. No threads, fixed loop order.
 #include <math.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "model_internal.h"
 #include "solver.h"
 #include "solver_util.h"
 
 #define FB_MAX_UNIT 6     // largest contact block (normal + up to 5 friction rows)
 #define FB_PATIENCE 3     // Newton steps without a new best before backtracking
-#define FB_REG_MIN 1e-12  // floor of the Newton matrix's relative regularisation
-#define FB_REG_MAX 1e-8   // its ceiling far from the solution
+#define FB_REG_MIN 3e-11  // floor of the Newton matrix's relative regularisation
+#define FB_REG_MAX 1e-7   // its ceiling far from the solution
 
 // everything one solve needs, carved from a single arena block
 typedef struct fb_work {
@@ -111,7 +116,7 @@ typedef struct fb_work {
   double* lam_eligible;  // (nefc) the trial iterate clamped into the impulse sets
   double* u_eligible;    // (nefc) row velocities there
   double* F_eligible;    // (nefc) residual there
-  lapack_int* ipiv;      // (nefc) LU pivots
+  int* ipiv;             // (nefc) LU pivots
 } fb_work;
 
 // plain dot product (BLAS would cost more than it saves at these sizes)
@@ -420,14 +425,14 @@ static void fb_carve(fb_work* w, double* base, int nv, int nefc, int maxdim) {
     base += nc;
   }
   // the pivots are ints, stored in doubles the arena hands out (never read as doubles)
-  w->ipiv = (lapack_int*)(void*)base;
+  w->ipiv = (int*)(void*)base;
 }
 
 // doubles of scratch tf_solve_fbnewton takes from the arena for a problem of this shape
 static size_t fb_scratch_doubles(int nv, int nefc, int maxdim) {
   size_t nvs = (size_t)nv, nc = (size_t)nefc;
   return nc * nc + (nc + (size_t)maxdim) * nvs + nvs + 12 * nc +
-         (nc * sizeof(lapack_int) + sizeof(double) - 1) / sizeof(double);
+         (nc * sizeof(int) + sizeof(double) - 1) / sizeof(double);
 }
 
 int tf_solve_fbnewton(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
@@ -460,7 +465,7 @@ int tf_solve_fbnewton(const tf_model* m, tf_data* d, const tf_constraint_problem
   fb_carve(&w, tf_arena_doubles(d, fb_scratch_doubles(nv, nefc, maxdim)), nv, nefc, maxdim);
   // Y: column-major nv x nefc with column i = J_i^T is row-major J itself
   memcpy(w.Y, p->J, sizeof(double) * (size_t)nefc * (size_t)nv);
-  LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, nefc, (double*)p->A_factor, nv, w.Y, nv);
+  tf_cholesky_solve(nv, nefc, p->A_factor, w.Y);
   fb_row_scales(&w);
 
   // the velocity scale of the regularisation: the largest free row velocity
@@ -481,11 +486,8 @@ int tf_solve_fbnewton(const tf_model* m, tf_data* d, const tf_constraint_problem
     double rho = FB_REG_MIN + fmin(FB_REG_MAX, res / u_ref);
     fb_newton_matrix(&w, rho);
     for (int i = 0; i < nefc; i++) w.lam_step[i] = -w.F[i];
-    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nefc, nefc, w.G, nefc, w.ipiv);
-    if (info == 0) {
-      info =
-          LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nefc, 1, w.G, nefc, w.ipiv, w.lam_step, nefc);
-    }
+    int info = tf_lu(nefc, w.G, w.ipiv);
+    if (info == 0) tf_lu_solve(nefc, w.G, w.ipiv, w.lam_step);
     int usable = info == 0;
     for (int i = 0; i < nefc && usable; i++) usable = isfinite(w.lam_step[i]);
     double res_try = INFINITY;
@@ -553,7 +555,7 @@ double tf_fbnewton_residual(tf_data* d, const tf_constraint_problem* p, const do
   fb_work w = {.p = p};
   fb_carve(&w, tf_arena_doubles(d, fb_scratch_doubles(nv, nefc, maxdim)), nv, nefc, maxdim);
   memcpy(w.Y, p->J, sizeof(double) * (size_t)nefc * (size_t)nv);
-  LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, nefc, (double*)p->A_factor, nv, w.Y, nv);
+  tf_cholesky_solve(nv, nefc, p->A_factor, w.Y);
   fb_row_scales(&w);
   double res = fb_residual(&w, lambda, w.u, w.F);
   tf_arena_release(d, mark);

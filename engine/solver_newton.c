@@ -45,8 +45,8 @@
 // grad f = A (v - v_free) - J^T lambda = A v - b - J^T lambda, the dual residual.
 //
 // Newton: H = A + (R^-1/2 J)^T D (R^-1/2 J) with D = dPi/dy (0 or 1 per scalar row, the
-// cone's projection Jacobian on the surface), factored densely each iteration (LAPACK's
-// _work routines, which allocate nothing); the exact line search is a safeguarded 1-D
+// cone's projection Jacobian on the surface), factored densely each iteration (tf_cholesky,
+// which allocates nothing); the exact line search is a safeguarded 1-D
 // Newton on f'(alpha) along the step (monotone, O(nefc) per trial once J dv is known).
 // Stops when |grad f| <= settings->tolerance (or its roundoff floor), at most
 // settings->iterations Newton steps. Warm start: v = A^-1 (b + J^T lambda) from the given
@@ -59,10 +59,10 @@
 //
 // Scratch: one arena block of nv^2 + (5 + maxdim) nv + 6 nefc doubles.
 #include <float.h>
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "model_internal.h"
 #include "solver.h"
 #include "solver_util.h"
@@ -467,12 +467,12 @@ int tf_solve_newton(const tf_model* m, tf_data* d, const tf_constraint_problem* 
     }
     if (it >= s->iterations) break;
     nt_hessian(&w);
-    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, w.H, nv) != 0) {
+    if (tf_cholesky(nv, w.H) != 0) {
       failed = 1;
       break;
     }
     for (int i = 0; i < nv; i++) w.dv[i] = -w.grad[i];
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, 1, w.H, nv, w.dv, nv);
+    tf_cholesky_solve(nv, 1, w.H, w.dv);
     tf_mul_J(p, w.jd, w.dv);
     for (int i = 0; i < nefc; i++) w.jd[i] *= w.isr[i];
     for (int i = 0; i < nv; i++) w.Av[i] = dot(p->A + (size_t)i * (size_t)nv, w.dv, nv);

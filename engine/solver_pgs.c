@@ -66,10 +66,10 @@
 //
 // Scratch (doubles): nv * nefc (A^-1 J^T) + sum over blocks of dim^2 (at most 6 nefc), plus
 // 8 per allocation (2) of alignment.
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "model_internal.h"
 #include "solver.h"
 #include "solver_util.h"
@@ -324,8 +324,8 @@ int tf_solve_pgs(const tf_model* m, tf_data* d, const tf_constraint_problem* p,
   // A^-1 J^T: J stored row-major (nefc x nv) is J^T column-major (nv x nefc)
   double* minv_jt = tf_arena_doubles(d, (size_t)nv * (size_t)nefc);
   memcpy(minv_jt, p->J, sizeof(double) * (size_t)nv * (size_t)nefc);
-  int info =
-      LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, nefc, (double*)p->A_factor, nv, minv_jt, nv);
+  tf_cholesky_solve(nv, nefc, p->A_factor, minv_jt);
+  int info = 0;
 
   // diagonal blocks of W, one after the other in block order
   size_t nw = 0;

@@ -95,10 +95,6 @@ typedef enum tf_warning {
   TF_WARN_N
 } tf_warning;
 
-// keeps OpenBLAS to one thread (environments run side by side instead, and a sum split over
-// threads changes its last bits). tf_builder_create and tf_data_create call it, so results
-// do not depend on a caller calling it; calling it first does no harm
-void tf_engine_init(void);
 
 // seconds on a monotonic clock (the per-stage timers, bake and run wall times)
 double tf_clock(void);
@@ -505,7 +501,7 @@ typedef struct tf_data {
   double* crb;             // (nbody x 10) composite inertia of each subtree
   double* qM;              // (nv x nv) joint-space inertia, armature included
   double* qA;              // (nv x nv) M + h D + h^2 K: the matrix of the last velocity solve
-  double* qLD;             // (nv x nv) its Cholesky factor (LAPACK column-major lower)
+  double* qLD;             // (nv x nv) its Cholesky factor (column-major lower)
   double* qfrc_bias;       // (nv) c(q, v): Coriolis, centrifugal and gravity
   double* qfrc_passive;    // (nv) springs and dampers (explicit values)
   double* qfrc_actuator;   // (nv)

@@ -5,8 +5,6 @@ set -euo pipefail
 
 packages=(
   gcc make pkg-config        # toolchain
-  libopenblas-dev            # BLAS/LAPACK: Cholesky of the mass matrix, SVD in controllers
-  liblapacke-dev             # C interface to LAPACK
   libqhull-dev               # convex hulls (qhull_r) for convex collision
   libcjson-dev               # scene, task and sweep configs; JSON output
   libpng-dev                 # PNG frames and thumbnails

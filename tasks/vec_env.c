@@ -312,8 +312,6 @@ static int check_settings(const tf_vec_env_settings* s, char* err, size_t errlen
 
 tf_vec_env* tf_vec_env_create_run(const tf_run_options* o, int num_envs,
                                   const tf_vec_env_settings* s, char* err, size_t errlen) {
-  // OpenBLAS to one thread (and LAPACKE's NaN check set) before any model exists
-  tf_engine_init();
   tf_vec_env_settings settings;
   if (s) {
     settings = *s;
@@ -435,7 +433,6 @@ const char* tf_vec_env_mode(const tf_vec_env* v) {
 int tf_vec_env_has_script(const tf_vec_env* v) { return v->policy->scripted != NULL; }
 
 int tf_vec_env_reset(tf_vec_env* v, uint64_t seed, char* err, size_t errlen) {
-  tf_engine_init();
   v->reset_seed = seed;
   v->reset_seeds = NULL;
   v->reset_mask = NULL;
@@ -449,7 +446,6 @@ int tf_vec_env_reset_seeds(tf_vec_env* v, const uint64_t* seeds, const uint8_t* 
     snprintf(err, errlen, "reset: no seeds");
     return -1;
   }
-  tf_engine_init();
   v->reset_seeds = seeds;
   v->reset_mask = mask;
   tf_pool_run(v->pool, v->n, job_reset, v);
@@ -476,7 +472,6 @@ int tf_vec_env_step(tf_vec_env* v, const double* actions, char* err, size_t errl
       }
     }
   }
-  tf_engine_init();
   v->actions = actions;
   int rebuild = 0;
   for (int i = 0; i < v->n; i++) rebuild |= v->slot[i].done && v->settings.autoreset;

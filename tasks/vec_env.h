@@ -15,10 +15,9 @@
 // runner steps it (physics steps, the task's observe, the probes, the divergence check), with
 // the policy's control (task_policy.h) in place of the task's own. A policy step runs
 // `decimation` control steps. Every environment has its own model, data, task state and
-// probes, and the OpenBLAS the engine calls is held to one thread (tf_engine_init, called on
-// create and at every reset and step, whatever the caller's libraries set since), so each
+// probes, and the engine keeps no shared mutable state and calls no threaded library, so each
 // environment's numbers are the same bits at any thread count and any split of environments
-// over threads.
+// over threads, whatever the caller's other libraries (numpy's BLAS) do.
 //
 // Seeds. tf_vec_env_reset(seed) builds environment i as environment i of `tightfit run --seed
 // seed --envs N` (the runner's index i and its random stream); tf_vec_env_reset_seeds builds

@@ -117,7 +117,6 @@ static void test_seated_nut_reduction(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nut_grid_vs_analytic),
       cmocka_unit_test(test_seated_nut_reduction),

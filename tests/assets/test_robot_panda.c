@@ -293,7 +293,6 @@ static void test_bad_def(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fk_matches_dh),    cmocka_unit_test(test_fk_matches_dh_moved_base),
       cmocka_unit_test(test_zero_pose_flange), cmocka_unit_test(test_model_limits),

@@ -169,7 +169,6 @@ static void test_torque_clamp(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_config),   cmocka_unit_test(test_bad_arm),
       cmocka_unit_test(test_names),        cmocka_unit_test(test_decimation_holds),

@@ -137,7 +137,6 @@ static void test_force_only(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hybrid_open_loop),
       cmocka_unit_test(test_hybrid_closed_loop),

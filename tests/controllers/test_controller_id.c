@@ -80,7 +80,6 @@ static void test_id_error_dynamics(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_id_tracks),
       cmocka_unit_test(test_id_error_dynamics),

@@ -87,7 +87,6 @@ static void test_ik_svd(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ik_pinv),
       cmocka_unit_test(test_ik_transpose),

@@ -101,7 +101,6 @@ static void test_tracks_target(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_static_push),
       cmocka_unit_test(test_tracks_target),

@@ -70,7 +70,6 @@ static void test_osc_step_decoupled(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_osc_step_decoupled),
   };

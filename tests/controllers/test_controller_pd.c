@@ -138,7 +138,6 @@ static void test_keyframes(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gravity_compensation_alone),
       cmocka_unit_test(test_gravity_compensation_pd_decimated),

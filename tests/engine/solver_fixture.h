@@ -4,7 +4,7 @@
 // along unit d at corner r from the com is [d^T, (r x d)^T]), the box on a plane or an
 // incline, the environment a solve runs in (a model and data of nbody free bodies), and the
 // checks both suites make of an answer (row velocities, impulses inside their cones, the
-// box's summed impulses). Include after cmocka.h, lapacke.h, model_internal.h and solver.h.
+// box's summed impulses). Include after cmocka.h, linalg_dense.h, model_internal.h and solver.h.
 #ifndef TF_TEST_SOLVER_FIXTURE_H
 #define TF_TEST_SOLVER_FIXTURE_H
 
@@ -68,7 +68,7 @@ static inline int add_row(fixture* f, const double* jrow, double e, double pos, 
 static inline void fixture_finish(fixture* f) {
   int nv = f->nv;
   memcpy(f->L, f->A, sizeof(double) * (size_t)(nv * nv));
-  assert_int_equal(LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, f->L, nv), 0);
+  assert_int_equal(tf_cholesky(nv, f->L), 0);
   for (int i = 0; i < nv; i++) {
     f->b[i] = 0;
     for (int k = 0; k < nv; k++) f->b[i] += f->A[i * nv + k] * f->v_free[k];

@@ -167,7 +167,6 @@ static void test_motor_torque(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stiff_position_servo),
       cmocka_unit_test(test_stiff_velocity_servo),

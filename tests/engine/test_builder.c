@@ -882,12 +882,6 @@ static void test_no_joints_model_steps(void** state) {
   assert_int_equal(rc, 0);
 }
 
-// keeps OpenBLAS on one thread, as every caller of the engine does
-static int group_setup(void** state) {
-  (void)state;
-  tf_engine_init();
-  return 0;
-}
 
 int main(void) {
   const struct CMUnitTest tests[] = {
@@ -943,5 +937,5 @@ int main(void) {
       cmocka_unit_test(test_nan_qvel_refused),
       cmocka_unit_test(test_no_joints_model_steps),
   };
-  return cmocka_run_group_tests(tests, group_setup, NULL);
+  return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -287,7 +287,6 @@ static void test_collision_filter(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid_model),
       cmocka_unit_test(test_reject_geom_size),

@@ -171,7 +171,6 @@ static void test_body_wrench(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slide_spring_period), cmocka_unit_test(test_hinge_armature_period),
       cmocka_unit_test(test_ball_spring_period),  cmocka_unit_test(test_implicit_damping),

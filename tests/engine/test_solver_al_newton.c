@@ -15,12 +15,12 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "model_internal.h"
 #include "solver.h"
 #include "solver_fixture.h"
@@ -753,9 +753,7 @@ static void test_arena_use(void** state) {
   assert_true(n.arena_peak <= 8 * newton_doubles + 64);
 }
 
-// OpenBLAS single-threaded, as in the engine
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_al_box_rests),
       cmocka_unit_test(test_al_incline_slides),

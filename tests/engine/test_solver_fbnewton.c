@@ -16,12 +16,12 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "model_internal.h"
 #include "solver.h"
 #include "solver_util.h"
@@ -607,7 +607,6 @@ static void test_stiff_servo_in_step(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_box_rests),
       cmocka_unit_test(test_incline_slides),

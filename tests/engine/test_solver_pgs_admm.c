@@ -15,12 +15,12 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg_dense.h"
 #include "solver.h"
 #include "tightfit.h"
 #include "solver_model.h"
@@ -180,7 +180,7 @@ static const tf_constraint_problem* tp_finish(test_problem* t) {
   for (int i = 0; i < t->nefc; i++)
     memcpy(t->J + (size_t)i * nv, tp_row(t, i), nv * sizeof(double));
   memcpy(t->factor, t->A, sizeof(double) * nv * nv);
-  assert_int_equal(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nv, t->factor, nv), 0);
+  assert_int_equal(tf_cholesky(nv, t->factor), 0);
   for (int i = 0; i < nv; i++) {
     double s = 0;
     for (int k = 0; k < nv; k++) s += t->A[i * nv + k] * t->v_free[k];

@@ -616,7 +616,6 @@ static void test_bad_input(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_golden_image),
       cmocka_unit_test(test_same_bytes_any_thread_count),

@@ -192,7 +192,6 @@ static void test_weld_urdf_seats(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_cell),

@@ -168,7 +168,6 @@ static void test_gears_enter_mesh(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_peg_drop),
       cmocka_unit_test(test_gears_enter_mesh),

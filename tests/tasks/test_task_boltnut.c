@@ -396,7 +396,6 @@ static void test_mesh_mass(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_parameters),         cmocka_unit_test(test_mesh_mass),
       cmocka_unit_test(test_track_synthetic),        cmocka_unit_test(test_drives_torque_only),

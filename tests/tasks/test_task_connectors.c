@@ -212,7 +212,6 @@ static void test_samples_on_surface(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_parameters),     cmocka_unit_test(test_determinism),
       cmocka_unit_test(test_success_can_fail),   cmocka_unit_test(test_perturbation_range),

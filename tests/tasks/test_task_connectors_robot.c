@@ -110,7 +110,6 @@ static void test_weld(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_parameters),
       cmocka_unit_test(test_starts),

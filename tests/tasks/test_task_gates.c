@@ -83,7 +83,6 @@ static void test_bad_options(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   enum { MAX_TESTS = 64 };
   struct CMUnitTest tests[MAX_TESTS];
   int n = 0;

@@ -14,7 +14,6 @@
 #include "task_gates.h"
 
 int main(void) {
-  tf_engine_init();
   enum { MAX_TESTS = 64 };
   struct CMUnitTest tests[MAX_TESTS];
   int n = gate_tests(tests, MAX_TESTS, GATE_RIG, test_task_gate_full_search);

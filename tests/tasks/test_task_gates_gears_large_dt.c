@@ -15,7 +15,6 @@
 #include "task.h"
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       {"gears_large_dt", test_task_gate, NULL, NULL, (void*)"gears_large_dt"},
   };

@@ -14,7 +14,6 @@
 #include "task.h"
 
 int main(void) {
-  tf_engine_init();
   static const char* const holding[] = {"peg_large_dt", "boltnut_large_dt", "connectors_large_dt"};
   enum { N = sizeof(holding) / sizeof(holding[0]) };
   struct CMUnitTest tests[N];

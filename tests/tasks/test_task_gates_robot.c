@@ -13,7 +13,6 @@
 #include "task.h"
 
 int main(void) {
-  tf_engine_init();
   enum { MAX_TESTS = 16 };
   struct CMUnitTest tests[MAX_TESTS];
   int n = gate_tests(tests, MAX_TESTS, GATE_ROBOT, test_task_gate);

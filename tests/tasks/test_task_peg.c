@@ -173,7 +173,6 @@ static void test_tunnel_other_solvers(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_parameters),       cmocka_unit_test(test_determinism),
       cmocka_unit_test(test_hull_fails),           cmocka_unit_test(test_perturbation_range),

@@ -219,7 +219,6 @@ static void test_grip(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cell_tcp_matches_engine),
       cmocka_unit_test(test_pose_algebra),

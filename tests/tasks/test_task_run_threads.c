@@ -97,7 +97,6 @@ static void test_thread_count_refused(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_row_any_thread_count),
       cmocka_unit_test(test_failed_row_any_thread_count),

@@ -103,7 +103,6 @@ static void test_robot_successes_leave_why_empty(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_short_runs_say_not_seated),
       cmocka_unit_test(test_peg_hull_says_why),

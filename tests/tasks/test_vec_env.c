@@ -181,8 +181,7 @@ static void run_random(tf_vec_env* v, int nstep, uint64_t seed, outputs* out) {
 }
 
 // the same batch on one and two threads: every output of every step, bit for bit (a robot mode
-// and a rig), the two-thread batch's caller having asked OpenBLAS for threads of its own (as
-// numpy may): each reset and step puts it back to one
+// and a rig)
 static void test_threads_same_bits(void** state) {
   (void)state;
   enum { NSTEP = 25 };
@@ -195,12 +194,8 @@ static void test_threads_same_bits(void** state) {
       tf_vec_env* v =
           make(modes[k][0], 4, "mode", modes[k][1], "threads", th, "decimation", "2", NULL);
       assert_int_equal(tf_vec_env_threads(v), threads);
-      if (threads == 2) openblas_set_num_threads(2);
       reset_ok(v, 11);
-      assert_int_equal(openblas_get_num_threads(), 1);
-      if (threads == 2) openblas_set_num_threads(2);
       run_random(v, NSTEP, 5, threads == 1 ? one : two);
-      assert_int_equal(openblas_get_num_threads(), 1);
       tf_vec_env_destroy(v);
     }
     assert_memory_equal(one, two, sizeof(outputs) * NSTEP);
@@ -436,7 +431,6 @@ static void test_observation_held_peg(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_shapes_robot),
       cmocka_unit_test(test_shapes_rig),

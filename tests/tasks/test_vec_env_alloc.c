@@ -104,7 +104,6 @@ static void test_step_allocates_nothing(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_step_allocates_nothing),
   };

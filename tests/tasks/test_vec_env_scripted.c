@@ -90,7 +90,6 @@ static void test_scripted_seat_rate(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scripted_seat_rate),
   };

@@ -141,7 +141,6 @@ static void test_trainer_loop(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_trainer_loop),
   };

@@ -83,7 +83,6 @@ static void test_crisp_scenes_at_10ms(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   struct CMUnitTest tests[33];
   int n = 0;
   for (int i = 0; i < tf_gate_count() && n < 32; i++) {

@@ -91,7 +91,6 @@ static void test_registry(void** state) {
 }
 
 int main(void) {
-  tf_engine_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pendulum_period),    cmocka_unit_test(test_double_pendulum_energy),
       cmocka_unit_test(test_spinning_body_flip), cmocka_unit_test(test_chain7_energy),
