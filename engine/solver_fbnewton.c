@@ -53,12 +53,15 @@
 // the 100 kg block landing) cut Newton's steps short, |F| wandered between 0.9 and 179 and
 // the solve hit its cap of 100; unclamped it converged in 45 steps.
 //
-// Newton step: G dlambda = -F with G regularised by rho s_i on its diagonal, rho = 1e-12 +
-// min(1e-8, |F| / u_ref) (u_ref the largest free row velocity): a box resting on four corners
+// Newton step: G dlambda = -F with G regularised by rho s_i on its diagonal, rho = 3e-11 +
+// min(1e-7, |F| / u_ref) (u_ref the largest free row velocity): a box resting on four corners
 // has 12 rows on 6 dofs, W is singular and so is G once all of them are active; the
 // regularisation picks one of the equivalent impulse distributions. It must stay far below
 // the spread of W's eigenvalues: with a ceiling of 1e-3 the 1:100 stack crawled linearly
-// (|F| 4.47e-3 to 4.23e-3 in 75 steps).
+// (|F| 4.47e-3 to 4.23e-3 in 75 steps). Within that range the resting stacks are chaotic in
+// it: the step along W's null space is rounding amplified by 1 / rho, and whether the 1:10
+// stack at 10 ms settles or caps its solves from the landing on changes from one setting,
+// and one BLAS kernel family, to the next (docs/measured.md, "fbnewton").
 //
 // Best-iterate backtracking (the paper's replacement for a line search at large steps): the
 // full Newton step is always taken, even when it raises the residual (a semismooth step may
@@ -89,8 +92,8 @@
 
 #define FB_MAX_UNIT 6     // largest contact block (normal + up to 5 friction rows)
 #define FB_PATIENCE 3     // Newton steps without a new best before backtracking
-#define FB_REG_MIN 1e-12  // floor of the Newton matrix's relative regularisation
-#define FB_REG_MAX 1e-8   // its ceiling far from the solution
+#define FB_REG_MIN 3e-11  // floor of the Newton matrix's relative regularisation
+#define FB_REG_MAX 1e-7   // its ceiling far from the solution
 
 // everything one solve needs, carved from a single arena block
 typedef struct fb_work {

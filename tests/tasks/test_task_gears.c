@@ -146,8 +146,10 @@ static void test_loaded_train_holds_ratio(void** state) {
 }
 
 // the teeth's overlap peak is in the success rule (on either mount), against half the flank
-// gap of a centred pair (0.25 j cos 20 deg): on shafts at 10 ms the teeth go 230 um into each
-// other and the run misses saying so; at 2 ms they stay under 5 um and it succeeds
+// gap of a centred pair (0.25 j cos 20 deg): on shafts at 20 ms without passes the teeth go
+// over 1 mm into each other and the run misses saying so; at 2 ms they stay under 5 um and it
+// succeeds. (At 10 ms the run also misses, but whether by the teeth or by a gear lifting off
+// its shoulder first depends on the last bits of the step: not a test of the rule.)
 static void test_teeth_overlap_in_success(void** state) {
   (void)state;
   tf_kv set[] = {{"mount", "shaft"}};
@@ -155,7 +157,7 @@ static void test_teeth_overlap_in_success(void** state) {
   char err[256];
   const double allowed = 0.25 * 0.5e-3 * cos(20 * pi / 180);
   for (int k = 0; k < 2; k++) {
-    tf_run_options o = options(k ? 0.01 : 0.002, 1.2, 1, set, 1);
+    tf_run_options o = options(k ? 0.02 : 0.002, 1.2, 1, set, 1);
     assert_int_equal(tf_task_run(&o, row, err, sizeof(err)), 0);
     double peak = tf_metrics_get(row, "gears.teeth_overlap_peak_m");
     assert_true(tf_metrics_get(row, "gears.teeth_overlap_allowed_m") == allowed);
