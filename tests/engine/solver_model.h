@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "compile_model.h"
+
 // a model of njoint bodies (1 kg, inertia 0.01), each on one of the given joints to the world,
 // plus npad bodies without joints (each adds 16 doubles of scratch and no dof)
 static inline tf_model* solver_model(const tf_joint_type* joints, int njoint, int npad) {
@@ -33,12 +35,7 @@ static inline tf_model* solver_model(const tf_joint_type* joints, int njoint, in
     body.mass = 1;
     assert_true(tf_builder_add_body(b, &body) > 0);
   }
-  char err[256];
-  tf_model* m = tf_builder_compile(b, err, sizeof(err));
-  if (!m) print_message("compile: %s\n", err);
-  tf_builder_destroy(b);
-  assert_non_null(m);
-  return m;
+  return compile_model(b);
 }
 
 #endif  // TF_TEST_SOLVER_MODEL_H

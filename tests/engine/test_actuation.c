@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "compile_model.h"
 #include "tightfit.h"
 
 // a 0.1 kg point mass on a 0.1 m link about a horizontal hinge, one actuator on it
@@ -38,12 +39,7 @@ static tf_model* build_link(tf_actuator_type type, double kp, double kv, double 
   act.forcerange[0] = -force_limit;
   act.forcerange[1] = force_limit;
   tf_builder_add_actuator(b, &act);
-  char err[256];
-  tf_model* m = tf_builder_compile(b, err, sizeof(err));
-  if (!m) print_message("compile: %s\n", err);
-  tf_builder_destroy(b);
-  assert_non_null(m);
-  return m;
+  return compile_model(b);
 }
 
 // steps until a failure or n steps; returns the number of steps taken

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "compile_model.h"
 #include "tightfit.h"
 
 // one body of mass m and inertia diag(i, i, i) on a joint of the given type about / along z
@@ -34,12 +35,7 @@ static tf_model* build_one_joint(tf_joint_type type, double mass, double inertia
   joint.armature = armature;
   if (type == TF_JOINT_BALL) joint.qpos0[0] = 1;
   tf_builder_add_joint(b, &joint);
-  char err[256];
-  tf_model* m = tf_builder_compile(b, err, sizeof(err));
-  if (!m) print_message("compile: %s\n", err);
-  tf_builder_destroy(b);
-  assert_non_null(m);
-  return m;
+  return compile_model(b);
 }
 
 // time between the first and the eleventh upward zero crossing of x(t), over 10

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "linalg_dense.h"
+#include "compile_model.h"
 #include "model_internal.h"
 #include "solver.h"
 #include "solver_util.h"
@@ -547,12 +548,7 @@ static tf_model* servo_link(tf_solver_type solver, int implicit) {
   act.joint = 0;
   act.kp = 1e5;
   tf_builder_add_actuator(b, &act);
-  char err[256];
-  tf_model* m = tf_builder_compile(b, err, sizeof(err));
-  if (!m) print_message("compile: %s\n", err);
-  tf_builder_destroy(b);
-  assert_non_null(m);
-  return m;
+  return compile_model(b);
 }
 
 // the servo track of servo_link: 1 s at ctrl 0.5 (free), then 1 s at ctrl 1.0, which drives
