@@ -94,6 +94,12 @@ typedef struct tf_collide_stats {
   // searched by descent then keeps only what touches and the ring around it
   // (collision_sdf_descent.c); 0: every minimiser under margin
   int touching;
+  // in: the step's speculative test (collision_driver.c), which the reduction applies over
+  // the cap: the first shape's velocity field relative to the second's, v(p) = approach_lin +
+  // approach_ang x p (world), the step approach_h and the gap under which a pair touches,
+  // touch_margin (> 0; 0: no test). A point whose gap less its approach over the step stays
+  // above touch_margin will not be a row, and goes before any that may (contact_reduce.h)
+  double approach_lin[3], approach_ang[3], approach_h, touch_margin;
   // out:
   int candidates;
   double reduce_s;

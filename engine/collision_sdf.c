@@ -450,9 +450,12 @@ static double slab_width(const tf_sdf_view* v) { return 0.5 * v->feature_size; }
 
 // the reducer's points into out, the candidate count, the reduction's time and the lower
 // bound of the gap over the sampled surfaces (clear: -INFINITY where none) into *stats
-static int finish(tf_contact_point* out, const tf_contact_reducer* red, int cap, double clear,
+static int finish(tf_contact_point* out, tf_contact_reducer* red, int cap, double clear,
                   tf_collide_stats* stats) {
   assert(cap >= 1 && cap <= TF_COLLIDE_MAX);
+  if (stats && stats->touch_margin > 0)
+    tf_reduce_set_approach(red, stats->approach_lin, stats->approach_ang, stats->approach_h,
+                           stats->touch_margin);
   double t0 = tf_stage_start();
   int n = tf_reduce_finish(out, red, cap, NULL);
   if (stats) {

@@ -38,6 +38,8 @@ typedef struct tf_contact_reducer {
   double slab_width;                                // m; 0: no slab rows
   double inv_slab_width;                            // 1 / slab_width (0: none)
   tf_reduce_bin bin[TF_REDUCE_NBIN];
+  // the step's speculative test (tf_reduce_set_approach; touch_margin INFINITY: none)
+  double approach_lin[3], approach_ang[3], approach_h, touch_margin;
   int ncandidate;  // candidates added, the non-finite ones included
   double time_s;   // seconds its callers spent in it (they time their blocks of adds)
 } tf_contact_reducer;
@@ -66,15 +68,23 @@ void tf_reduce_init(tf_contact_reducer* r, const double frame[9], double slab_wi
 void tf_reduce_init_local(tf_contact_reducer* r, const double frame[9], const double origin[3],
                           double slab_width);
 
+// the step's speculative test for the reduction over the cap: the first shape's velocity
+// field relative to the second's, v(p) = lin + ang x p (world), over a step of h, and the gap
+// under which a point touches (touch_margin): a point with dist - h v(p) . normal >
+// touch_margin does not close within the step
+void tf_reduce_set_approach(tf_contact_reducer* r, const double lin[3], const double ang[3],
+                            double h, double touch_margin);
+
 // one candidate (world, or the bins' frame for a local reducer); non-finite ones are counted
 // and ignored
 void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c);
 
 // writes at most cap (>= 1) points into out (room for min(cap, TF_REDUCE_MAX_KEEP)): per
 // occupied bin in bin order the deepest candidate, then the slab rows (by key), then the
-// extremes; over the cap, extremes go first (from the bins holding the most points; ties: more
-// candidates first), then slab rows (from the bin holding the most, its shallowest first), and
-// last the bins' deepest (shallowest first). Returns the count; counts may be NULL.
+// extremes; over the cap, points that do not close within the step (tf_reduce_set_approach)
+// go first (farthest first), then extremes (from the bins holding the most points; ties: more candidates first), then slab
+// rows (from the bin holding the most, its shallowest first), and last the bins' deepest
+// (shallowest first). Returns the count; counts may be NULL.
 int tf_reduce_finish(tf_contact_point* out, const tf_contact_reducer* r, int cap,
                      tf_reduce_counts* counts);
 

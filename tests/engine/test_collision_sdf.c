@@ -1066,6 +1066,62 @@ static void test_reduce_order(void** state) {
   assert_int_equal(cand, 4);
 }
 
+// over the cap, points that the step's speculative test will reject go first, farthest
+// first: a gear pair's cap had kept flanks 0.3-0.8 mm apart in bins of their own and dropped
+// the extremes of the one bin holding the teeth in mesh, where an entering pair 1 um apart
+// then sank 30 um in
+static void test_reduce_closing_first(void** state) {
+  (void)state;
+  tf_contact_point in[10];
+  int n = 0;
+  // +z: two tooth pairs 4 mm apart, each a line across the face (the bin's four extremes)
+  for (int k = 0; k < 4; k++) {
+    tf_contact_point c = {{k < 2 ? -0.002 : 0.002, k % 2 ? 0.005 : -0.005, 0}, {0, 0, 1},
+                          k < 2 ? 0 : 1e-6};
+    in[n++] = c;
+  }
+  // three far flanks, two points each, 0.26-0.7 mm apart
+  const double far[3][2] = {{3e-4, 4e-4}, {5e-4, 7e-4}, {2.6e-4, 2.6e-4}};
+  const double normal[3][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}};
+  for (int f = 0; f < 3; f++) {
+    for (int k = 0; k < 2; k++) {
+      tf_contact_point c = {{0.01 * normal[f][0], 0.01 * normal[f][1], 0.003 * (2 * k - 1)},
+                            {normal[f][0], normal[f][1], normal[f][2]},
+                            far[f][k]};
+      in[n++] = c;
+    }
+  }
+  // 0: no test; 1: at rest over a 10 ms step; 2: the first shape moving at 0.1 m/s along -x
+  // relative to the second, which closes the -x flank's 0.5 and 0.7 mm within the step
+  const double ang[3] = {0, 0, 0}, lin[3][3] = {{0, 0, 0}, {0, 0, 0}, {-0.1, 0, 0}};
+  tf_contact_point out[TF_REDUCE_MAX_KEEP];
+  for (int test = 0; test < 3; test++) {
+    tf_contact_reducer r;
+    tf_reduce_init(&r, NULL, 0);
+    if (test > 0) tf_reduce_set_approach(&r, lin[test], ang, 0.01, 1e-4);
+    for (int i = 0; i < n; i++) tf_reduce_add(&r, in + i);
+    int m = tf_reduce_finish(out, &r, 8, NULL);
+    assert_int_equal(m, 8);
+    int near = 0, minus_x = 0;
+    double farthest = 0;
+    for (int i = 0; i < m; i++) {
+      near += out[i].dist <= 1e-4;
+      minus_x += out[i].normal[0] == -1;
+      if (out[i].dist > 1e-4) farthest = fmax(farthest, out[i].dist);
+    }
+    if (test == 0) {
+      assert_int_equal(near, 2);  // the fullest bin's extremes went first: the teeth lost two
+    } else if (test == 1) {
+      assert_int_equal(near, 4);  // every touching point stays; the 0.7 and 0.5 mm ones go
+      assert_true(farthest == 4e-4);
+    } else {
+      assert_int_equal(near, 4);  // the closing flank stays whole; the +x flank goes
+      assert_int_equal(minus_x, 2);
+      assert_true(farthest == 7e-4);
+    }
+  }
+}
+
 // the bin directions are 30 distinct unit vectors at least 36 degrees apart, and the
 // closed-form bin is the nearest of them (a search would agree but for rounding)
 static void test_reduce_bins(void** state) {
@@ -1353,6 +1409,7 @@ int main(void) {
       cmocka_unit_test(test_two_way_floor),        cmocka_unit_test(test_triangle_descent),
       cmocka_unit_test(test_shared_edge_once),     cmocka_unit_test(test_unit_gradient_checked),
       cmocka_unit_test(test_reduce_local_frame),   cmocka_unit_test(test_reduce_extreme_tie),
+      cmocka_unit_test(test_reduce_closing_first),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,7 +56,17 @@ static const golden_case cases[] = {
 
 // the checked-in hashes, one per case in cases[] order
 static const uint64_t golden[NCASE] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0xaaee870d30eab525ull,  // peg/rig, 60 steps, ncon 22
+    0xe20d6cdf26267199ull,  // connectors/rig, 60 steps, ncon 31
+    0x55d747e9868062abull,  // boltnut/rig, 20 steps, ncon 124
+    0xc9f0aebba83c2269ull,  // gears/rig, 40 steps, ncon 57
+    0x33d998e153fff502ull,  // peg/robot, 700 steps, ncon 12
+    0x5be61360ba4a8180ull,  // connectors/robot, 700 steps, ncon 16
+    0x053bf51d8d2daab5ull,  // gears/robot, 700 steps, ncon 24
+    0xa570ebb629eb07b7ull,  // boltnut/robot, 700 steps, ncon 23
+    0xe7d241d80494f03full,  // peg/robot/impedance, 1100 steps, ncon 10
+    0x9849c2dd76637e68ull,  // peg/robot/ik, 1350 steps, ncon 12
+    0x1889be7344d14f14ull,  // peg/robot/pd, 1350 steps, ncon 12
 };
 
 // what one run of a case gave: its hash and contacts at the hashing step, or a failure
