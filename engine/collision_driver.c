@@ -371,12 +371,11 @@ static int search_pair(const tf_model* m, tf_data* d, int g1, int g2, const tf_s
   }
   // the pair's contacts of the last step, where they are now: warm starts for a descent
   double warm[3 * TF_COLLIDE_MAX];
-  tf_collide_stats stats = {
-      .warm = warm,
-      .nwarm = 0,
-      .touching = m->opt.solver_opt.relinearize > 0,
-      .approach_h = h,
-      .touch_margin = always};
+  tf_collide_stats stats = {.warm = warm,
+                            .nwarm = 0,
+                            .touching = m->opt.solver_opt.relinearize > 0,
+                            .approach_h = h,
+                            .touch_margin = always};
   // s1's velocity field relative to s2's: v(p) = v1 + w1 x (p - x1) - v2 - w2 x (p - x2)
   double w[3];
   tf_vec3_sub(stats.approach_ang, m1->omega, m2->omega);

@@ -82,9 +82,9 @@ void tf_reduce_add(tf_contact_reducer* r, const tf_contact_point* c);
 // writes at most cap (>= 1) points into out (room for min(cap, TF_REDUCE_MAX_KEEP)): per
 // occupied bin in bin order the deepest candidate, then the slab rows (by key), then the
 // extremes; over the cap, points that do not close within the step (tf_reduce_set_approach)
-// go first (farthest first), then extremes (from the bins holding the most points; ties: more candidates first), then slab
-// rows (from the bin holding the most, its shallowest first), and last the bins' deepest
-// (shallowest first). Returns the count; counts may be NULL.
+// go first (farthest first), then extremes (from the bins holding the most points; ties: more
+// candidates first), then slab rows (from the bin holding the most, its shallowest first), and last
+// the bins' deepest (shallowest first). Returns the count; counts may be NULL.
 int tf_reduce_finish(tf_contact_point* out, const tf_contact_reducer* r, int cap,
                      tf_reduce_counts* counts);
 

@@ -126,7 +126,7 @@ typedef struct al_work {
   double* lamh_try;  // (nefc) hat projection at a trial step of the line search
   double* s_blk;     // (nblock) De Saxce terms the inner problem holds fixed
   double* g_blk;     // (nblock) F(s): the terms recomputed from an inner solution
-  int* ipiv;  // (nv) pivots of the De Saxce Newton step's LU
+  int* ipiv;         // (nv) pivots of the De Saxce Newton step's LU
   double floor;      // roundoff floor of the last inner residual
   double fix_prev;   // |F(s) - s| at the previous outer iteration (De Saxce safeguard)
 } al_work;
@@ -604,8 +604,7 @@ static void al_carve(al_work* w, double* base, int nv, int nefc, int nblock, int
 // doubles of scratch tf_solve_al takes from the arena for a problem of this shape
 static size_t al_scratch_doubles(int nv, int nefc, int nblock, int maxdim) {
   return (size_t)nv * (size_t)nv + (size_t)(5 + maxdim) * (size_t)nv + 7 * (size_t)nefc +
-         2 * (size_t)nblock +
-         ((size_t)nv * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+         2 * (size_t)nblock + ((size_t)nv * sizeof(int) + sizeof(double) - 1) / sizeof(double);
 }
 
 // the hard solve: AL outer iterations around the inner Newton (see the note at the top)

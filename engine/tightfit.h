@@ -95,7 +95,6 @@ typedef enum tf_warning {
   TF_WARN_N
 } tf_warning;
 
-
 // seconds on a monotonic clock (the per-stage timers, bake and run wall times)
 double tf_clock(void);
 

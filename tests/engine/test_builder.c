@@ -882,7 +882,6 @@ static void test_no_joints_model_steps(void** state) {
   assert_int_equal(rc, 0);
 }
 
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference_model_compiles),

@@ -1076,8 +1076,8 @@ static void test_reduce_closing_first(void** state) {
   int n = 0;
   // +z: two tooth pairs 4 mm apart, each a line across the face (the bin's four extremes)
   for (int k = 0; k < 4; k++) {
-    tf_contact_point c = {{k < 2 ? -0.002 : 0.002, k % 2 ? 0.005 : -0.005, 0}, {0, 0, 1},
-                          k < 2 ? 0 : 1e-6};
+    tf_contact_point c = {
+        {k < 2 ? -0.002 : 0.002, k % 2 ? 0.005 : -0.005, 0}, {0, 0, 1}, k < 2 ? 0 : 1e-6};
     in[n++] = c;
   }
   // three far flanks, two points each, 0.26-0.7 mm apart
