@@ -74,7 +74,10 @@ if ! git worktree add --detach "$wt" "$sha" >"$logs/worktree.log" 2>&1; then
   die "git worktree add of $short failed: $(first_error "$logs/worktree.log")"
 fi
 echo "$prog: building REF's CLI in $wt (log $logs/ref-build.log)" >&2
-if ! make --no-print-directory -C "$wt" -j"$jobs" build/tightfit >"$logs/ref-build.log" 2>&1; then
+# REF builds in its own default tree: the caller's BUILD (make bench-compare BUILD=...) is in
+# the environment and would point REF's make elsewhere
+if ! make --no-print-directory -C "$wt" -j"$jobs" BUILD=build build/tightfit \
+  >"$logs/ref-build.log" 2>&1; then
   die "building REF $short failed ($logs/ref-build.log): $(first_error "$logs/ref-build.log")"
 fi
 cur="$logs/current"
