@@ -350,20 +350,32 @@ static void warm_starts(const tf_model* m, const tf_data* d, int g1, int g2, con
   }
 }
 
+// one run of the collision stage: the bodies' velocities, the step, the motion within which
+// a pair recalls its memory (at least opt.persist_tol), and the contacts that came from
+// pairs that recalled
+typedef struct collision_run {
+  const double* cvel;
+  double h;
+  double recall_tol;
+  int ncon_recalled;
+} collision_run;
+
 // a pair's contact points within margin: its memory of the last search while that holds
 // (collision_persist.c), else a search and its reduction (timed inside; over the pair's cap
 // the points that the speculative test below will reject go first, from the motions m1, m2
 // over the step h: a gear pair's cap of 8 had kept far flanks 0.3-0.8 mm apart, and dropped
 // the entering tooth pair 1 um apart, which then sank 30 um in); *candidates gets the
 // search's count before the reduction
-static int search_pair(const tf_model* m, tf_data* d, int g1, int g2, const tf_shape* s1,
-                       const tf_shape* s2, const tf_shape_motion* m1, const tf_shape_motion* m2,
-                       double h, double margin, double always, tf_contact_point* pts,
-                       int* candidates) {
+static int search_pair(const tf_model* m, tf_data* d, const collision_run* run, int g1, int g2,
+                       const tf_shape* s1, const tf_shape* s2, const tf_shape_motion* m1,
+                       const tf_shape_motion* m2, double margin, double always,
+                       tf_contact_point* pts, int* candidates) {
+  double h = run->h;
   int slot = tf_persist_slot(m, g1, g2);
   *candidates = 0;
   double t0 = tf_stage_start();
-  int n = slot >= 0 ? tf_persist_recall(m, d, slot, s1, s2, margin, pts, candidates) : -1;
+  double tol = fmax(m->opt.persist_tol, run->recall_tol);
+  int n = slot >= 0 ? tf_persist_recall(m, d, slot, s1, s2, margin, tol, pts, candidates) : -1;
   if (n >= 0) {
     d->npair_recalled++;
     tf_stage_add(d, TF_TIMER_PERSIST, t0);
@@ -401,8 +413,10 @@ static int search_pair(const tf_model* m, tf_data* d, int g1, int g2, const tf_s
 
 // narrow phase for one candidate pair: its search and reduction (timed inside), then its
 // speculative rows
-static void collide_pair_rows(const tf_model* m, tf_data* d, const double* cvel, int g1, int g2,
-                              double h) {
+static void collide_pair_rows(const tf_model* m, tf_data* d, const collision_run* run, int g1,
+                              int g2) {
+  const double* cvel = run->cvel;
+  double h = run->h;
   tf_shape s1, s2;
   tf_geom_shape(m, d, g1, &s1);
   tf_geom_shape(m, d, g2, &s2);
@@ -421,10 +435,11 @@ static void collide_pair_rows(const tf_model* m, tf_data* d, const double* cvel,
     // 20 ms) filled the pair's cap with points spread over the reach, which were then dropped
     // as speculative. A pair apart at rest is searched again with its reach: a falling
     // part's time of impact keeps it out of a thin wall it could cross within the step
-    n = search_pair(m, d, g1, g2, &s1, &s2, &m1, &m2, h, always, always, pts, &candidates);
+    n = search_pair(m, d, run, g1, g2, &s1, &s2, &m1, &m2, always, always, pts, &candidates);
     if (n == 0) n = -1;
   }
-  if (n < 0) n = search_pair(m, d, g1, g2, &s1, &s2, &m1, &m2, h, margin, always, pts, &candidates);
+  if (n < 0)
+    n = search_pair(m, d, run, g1, g2, &s1, &s2, &m1, &m2, margin, always, pts, &candidates);
   d->ncon_candidates += candidates;
   d->ncon_dropped += candidates - n;
   int speculative = 0, touching = 0;
@@ -506,12 +521,14 @@ static void collide_pair_rows(const tf_model* m, tf_data* d, const double* cvel,
 
 // collide_pair_rows, timed: what its search, reduction and memory did not take is the
 // speculative part
-static void collide_pair(const tf_model* m, tf_data* d, const double* cvel, int g1, int g2,
-                         double h) {
+static void collide_pair(const tf_model* m, tf_data* d, collision_run* run, int g1, int g2) {
   double t0 = tf_stage_start();
   double before =
       d->timer[TF_TIMER_SEARCH] + d->timer[TF_TIMER_REDUCE] + d->timer[TF_TIMER_PERSIST];
-  collide_pair_rows(m, d, cvel, g1, g2, h);
+  int ncon0 = d->ncon, searched0 = d->npair_searched, recalled0 = d->npair_recalled;
+  collide_pair_rows(m, d, run, g1, g2);
+  if (d->npair_recalled > recalled0 && d->npair_searched == searched0)
+    run->ncon_recalled += d->ncon - ncon0;
   double after = d->timer[TF_TIMER_SEARCH] + d->timer[TF_TIMER_REDUCE] + d->timer[TF_TIMER_PERSIST];
   d->timer[TF_TIMER_SPECULATIVE] += tf_stage_since(t0) - (after - before);
 }
@@ -650,6 +667,11 @@ static void finish_timers(tf_data* d, double t0, double parts0) {
 }
 
 void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, double h) {
+  tf_collision_recall(m, d, v_predicted, h, 0);
+}
+
+int tf_collision_recall(const tf_model* m, tf_data* d, const double* v_predicted, double h,
+                        double recall_tol) {
   double t0 = tf_stage_start(), parts0 = timed_parts(d);
   // keep the last step's contacts for warm starts
   memcpy(d->contact_prev, d->contact, sizeof(tf_contact) * (size_t)d->ncon);
@@ -662,13 +684,14 @@ void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, doub
   int ng = m->ngeom;
   if (ng < 2) {
     finish_timers(d, t0, parts0);
-    return;
+    return 0;
   }
   size_t mark = tf_arena_mark(d);
   double* cvel = tf_arena_doubles(d, 6 * (size_t)m->nbody);
   double* box = tf_arena_doubles(d, 6 * (size_t)ng);  // lo[3], hi[3] per geom
   int* order = (int*)tf_arena_doubles(d, (size_t)ng);
   body_velocities(m, d, v_predicted, cvel);
+  collision_run run = {.cvel = cvel, .h = h, .recall_tol = recall_tol, .ncon_recalled = 0};
   int nbounded = 0;
   for (int g = 0; g < ng; g++) {
     tf_shape_motion mo;
@@ -700,7 +723,7 @@ void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, doub
       tf_vec3_sub(rel, centre, d->geom_xpos + 3 * p);
       double extent =
           fabs(normal[0]) * half[0] + fabs(normal[1]) * half[1] + fabs(normal[2]) * half[2];
-      if (tf_vec3_dot(rel, normal) - extent <= 0) collide_pair(m, d, cvel, p, g, h);
+      if (tf_vec3_dot(rel, normal) - extent <= 0) collide_pair(m, d, &run, p, g);
     }
   }
   // sweep and prune along x
@@ -716,9 +739,9 @@ void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, doub
       if (!overlap || !tf_collision_filter(m, a, b)) continue;
       // a fixed geom order keeps contacts (and results) independent of the sort
       if (a < b) {
-        collide_pair(m, d, cvel, a, b, h);
+        collide_pair(m, d, &run, a, b);
       } else {
-        collide_pair(m, d, cvel, b, a, h);
+        collide_pair(m, d, &run, b, a);
       }
     }
   }
@@ -727,4 +750,5 @@ void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, doub
   tf_stage_add(d, TF_TIMER_PERSIST, t_match);
   tf_arena_release(d, mark);
   finish_timers(d, t0, parts0);
+  return run.ncon_recalled;
 }

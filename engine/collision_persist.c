@@ -135,7 +135,8 @@ static const double* normal_frame(const tf_model* m, int g1, const tf_shape* s1,
 }
 
 int tf_persist_recall(const tf_model* m, const tf_data* d, int slot, const tf_shape* s1,
-                      const tf_shape* s2, double margin, tf_contact_point* out, int* candidates) {
+                      const tf_shape* s2, double margin, double tol, tf_contact_point* out,
+                      int* candidates) {
   const tf_pair_memory* mem = d->pair_memory + slot;
   if (mem->npoint < 0) return -1;
   int g1 = m->persist_geom[2 * slot], g2 = m->persist_geom[2 * slot + 1];
@@ -144,7 +145,6 @@ int tf_persist_recall(const tf_model* m, const tf_data* d, int slot, const tf_sh
   // apart: every sampled point's gap fell by at most the motion (twice it, for fields whose
   // slope exceeds 1 a little, such as a grid's interpolant), so a search finds nothing
   if (mem->npoint == 0 && mem->clear - 2 * moved - CLEAR_SLACK > margin) return 0;
-  double tol = m->opt.persist_tol;
   if (!(moved <= tol) || !(margin <= mem->margin + tol)) return -1;
   const tf_pair_point* pts = d->pair_point + (size_t)slot * (size_t)m->opt.max_pair_contacts;
   const double* frame = normal_frame(m, g1, s1, s2);

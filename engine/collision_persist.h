@@ -26,11 +26,12 @@ void tf_persist_forget(const tf_model* m, tf_data* d);
 // the points of slot's last search, recalled at the shapes' current poses (s1, s2 the
 // pair's geoms): none when that search found nothing and its lower bound of the gap still
 // exceeds margin by the motion since (what a search would find, exactly), else its points
-// when the pair moved less than opt.persist_tol since and margin exceeds the search's by no
-// more. Returns their count (their candidates into *candidates), or -1 when the pair must be
+// when the pair moved less than tol since and margin exceeds the search's by no more.
+// Returns their count (their candidates into *candidates), or -1 when the pair must be
 // searched
 int tf_persist_recall(const tf_model* m, const tf_data* d, int slot, const tf_shape* s1,
-                      const tf_shape* s2, double margin, tf_contact_point* out, int* candidates);
+                      const tf_shape* s2, double margin, double tol, tf_contact_point* out,
+                      int* candidates);
 
 // remembers a search of slot's pair at the shapes' current poses: its n points, candidates
 // and lower bound of the gap (tf_collide_stats)

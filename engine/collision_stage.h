@@ -9,6 +9,12 @@
 // speculative reach and the time-of-impact queries over the step h
 void tf_collision(const tf_model* m, tf_data* d, const double* v_predicted, double h);
 
+// the same, where a pair with a memory (collision_persist.h) recalls it while it moved by at
+// most recall_tol since (opt.persist_tol when larger); returns how many of the contacts came
+// from pairs that recalled
+int tf_collision_recall(const tf_model* m, tf_data* d, const double* v_predicted, double h,
+                        double recall_tol);
+
 // whether a contact of d joins two SDF geoms, which meet by descent
 int tf_collision_descent_contacts(const tf_model* m, const tf_data* d);
 

@@ -368,6 +368,16 @@ static void planes_keep(cutting_planes* cp, const tf_model* m, const tf_data* d,
   }
 }
 
+// whether every contact of the collision just run (ncon_recalled of them from pairs that
+// recalled their memory) was recalled, and none is speculative
+static int start_recalled_rows(const tf_data* d, int ncon_recalled) {
+  if (d->ncon == 0 || ncon_recalled < d->ncon) return 0;
+  for (int c = 0; c < d->ncon; c++) {
+    if (d->contact[c].speculative) return 0;
+  }
+  return 1;
+}
+
 // one semi-implicit Euler step of length h with the full contact pipeline
 static int substep_euler(const tf_model* m, tf_data* d, double h) {
   int nq = m->nq, nv = m->nv;
@@ -390,7 +400,15 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
     // iterate's collision meets what the step's forces add. Reached with v_free, a 20 ms
     // step's gravity (h g: 3.9 mm) made every resting gear a speculative arrival on the plate
     // under it, and the start's solve from those rows lifted gears 15-30 um
-    tf_collision(m, d, passes > 0 ? d->qvel : v_free, h);
+    // Under re-linearisation the start's rows only seed the first solve: every iterate is
+    // searched, and the step ends at one. The previous step ended at its last iterate, moved
+    // since by the position pass's push alone (at most about the relinearize_tol it let
+    // that iterate overlap), so a pair that moved less than relinearize_tol since its memory
+    // (that iterate's search) recalls it, off by at most 2 relinearize_tol, where a search at
+    // opt.persist_tol (1 nm) ran the pair's whole search again: a third of a 20 ms gear
+    // step's collision time
+    double recall_tol = passes > 0 ? m->opt.solver_opt.relinearize_tol : 0;
+    int ncon_recalled = tf_collision_recall(m, d, passes > 0 ? d->qvel : v_free, h, recall_tol);
     tf_constraint_rows(m, d, v_free, h);
     if (passes > 0) tf_constraint_rows_close_overlaps(d, h);
     double start_deepest = 0;  // the deepest overlap the step starts with (<= 0)
@@ -412,6 +430,10 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
     // have, its contacts forgotten (a door handle against its limits, no contact at all, came
     // out of fbnewton's extra solve 0.4 deg past its stop)
     int free_start = d->ncon == 0;
+    // a start whose every row was recalled is the last iterate's rows, measured at rest like
+    // every pass's: its solve is a pass, and an iterate it leaves without overlap ends the
+    // step (the first pass is there for the speculative rows of a searched start)
+    int start_recalled = passes > 0 && start_recalled_rows(d, ncon_recalled);
     if (passes > 0) {
       double* v1 = tf_arena_doubles(d, (size_t)nv);
       double* q0 = tf_arena_doubles(d, (size_t)nq);
@@ -433,7 +455,7 @@ static int substep_euler(const tf_model* m, tf_data* d, double h) {
           d->ncon = 0;
           break;
         }
-        int last = (overlaps == 0 && pass > 0) || pass == passes;
+        int last = (overlaps == 0 && (pass > 0 || start_recalled)) || pass == passes;
         int found = d->ncon;
         // the planes go to the solves, not to the position pass: that one predicts the end's
         // gaps with the rows of the configuration the step ends in
