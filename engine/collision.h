@@ -85,6 +85,15 @@ int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
 
 // what one tf_collide_n_stats call did: candidates before reduction, and the seconds spent
 // reducing them (the rest of the call is the search; 0 with the timers compiled out)
+// the step's speculative test (collision_driver.c), for a reduction over its cap: the first
+// shape's velocity field relative to the second's, v(p) = lin + ang x p (world), over a step
+// of h, and the gap under which a pair touches (margin > 0; 0: no test). A point with
+// dist - h v(p) . normal > margin does not close within the step, so it will not be a row
+typedef struct tf_approach {
+  double lin[3], ang[3];
+  double h, margin;
+} tf_approach;
+
 typedef struct tf_collide_stats {
   // in: nwarm world points where the pair touched last step, which a pair searched by
   // descent (SDF x SDF) also starts from (NULL / 0: none)
@@ -94,12 +103,9 @@ typedef struct tf_collide_stats {
   // searched by descent then keeps only what touches and the ring around it
   // (collision_sdf_descent.c); 0: every minimiser under margin
   int touching;
-  // in: the step's speculative test (collision_driver.c), which the reduction applies over
-  // the cap: the first shape's velocity field relative to the second's, v(p) = approach_lin +
-  // approach_ang x p (world), the step approach_h and the gap under which a pair touches,
-  // touch_margin (> 0; 0: no test). A point whose gap less its approach over the step stays
-  // above touch_margin will not be a row, and goes before any that may (contact_reduce.h)
-  double approach_lin[3], approach_ang[3], approach_h, touch_margin;
+  // in: the step's speculative test; over the cap the points it rejects go before any it
+  // may keep (contact_reduce.h)
+  tf_approach approach;
   // out:
   int candidates;
   double reduce_s;

@@ -370,7 +370,6 @@ static int search_pair(const tf_model* m, tf_data* d, const collision_run* run, 
                        const tf_shape* s1, const tf_shape* s2, const tf_shape_motion* m1,
                        const tf_shape_motion* m2, double margin, double always,
                        tf_contact_point* pts, int* candidates) {
-  double h = run->h;
   int slot = tf_persist_slot(m, g1, g2);
   *candidates = 0;
   double t0 = tf_stage_start();
@@ -386,16 +385,16 @@ static int search_pair(const tf_model* m, tf_data* d, const collision_run* run, 
   tf_collide_stats stats = {.warm = warm,
                             .nwarm = 0,
                             .touching = m->opt.solver_opt.relinearize > 0,
-                            .approach_h = h,
-                            .touch_margin = always};
+                            .approach = {.h = run->h, .margin = always}};
   // s1's velocity field relative to s2's: v(p) = v1 + w1 x (p - x1) - v2 - w2 x (p - x2)
   double w[3];
-  tf_vec3_sub(stats.approach_ang, m1->omega, m2->omega);
-  tf_vec3_sub(stats.approach_lin, m1->vel, m2->vel);
+  tf_approach* a = &stats.approach;
+  tf_vec3_sub(a->ang, m1->omega, m2->omega);
+  tf_vec3_sub(a->lin, m1->vel, m2->vel);
   tf_vec3_cross(w, m1->omega, s1->pos);
-  tf_vec3_sub(stats.approach_lin, stats.approach_lin, w);
+  tf_vec3_sub(a->lin, a->lin, w);
   tf_vec3_cross(w, m2->omega, s2->pos);
-  tf_vec3_add(stats.approach_lin, stats.approach_lin, w);
+  tf_vec3_add(a->lin, a->lin, w);
   warm_starts(m, d, g1, g2, d->contact_prev, d->ncon_prev, warm, &stats.nwarm);
   warm_starts(m, d, g1, g2, d->contact_start, d->ncon_start, warm, &stats.nwarm);
   n = tf_collide_n_stats(s1, s2, margin, m->opt.max_pair_contacts, pts, &stats);

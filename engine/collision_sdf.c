@@ -453,9 +453,7 @@ static double slab_width(const tf_sdf_view* v) { return 0.5 * v->feature_size; }
 static int finish(tf_contact_point* out, tf_contact_reducer* red, int cap, double clear,
                   tf_collide_stats* stats) {
   assert(cap >= 1 && cap <= TF_COLLIDE_MAX);
-  if (stats && stats->touch_margin > 0)
-    tf_reduce_set_approach(red, stats->approach_lin, stats->approach_ang, stats->approach_h,
-                           stats->touch_margin);
+  if (stats && stats->approach.margin > 0) tf_reduce_set_approach(red, &stats->approach);
   double t0 = tf_stage_start();
   int n = tf_reduce_finish(out, red, cap, NULL);
   if (stats) {

@@ -136,6 +136,17 @@ static void found_point(tf_contact_point* c, const found_set* fs, int m) {
   c->dist = fs->gap[m];
 }
 
+// the contact at x between the surfaces (fields v there, |g1 - g2| > 0): normal g1 - g2
+// (from the first field's part to the second's), the midpoint between the two surfaces along
+// it, the gap phi1 + phi2
+static void midsurface_point(tf_contact_point* c, const double x[3], const pair_value* v) {
+  memset(c, 0, sizeof(*c));  // padding too, and side 0: both fields, no surface was sampled
+  sub3(c->normal, v->g1, v->g2);
+  normalize3(c->normal);
+  for (int k = 0; k < 3; k++) c->pos[k] = x[k] + 0.5 * (v->phi2 - v->phi1) * c->normal[k];
+  c->dist = v->phi1 + v->phi2;
+}
+
 // records a point between the surfaces into the found set; returns 0 when one with its
 // normal lies within radius already, or the set is full
 static int found_add(found_set* fs, const double pos[3], const double normal[3], double gap,
@@ -160,15 +171,10 @@ static void try_start(tf_contact_reducer* red, found_set* fs, const field* f1, c
   v.phi2 = field_world(f2, x, v.g2);
   if (v.phi2 > margin + reach) return;
   if (!descend(x, &v, f1, f2, cell, iters)) return;
-  double dist = v.phi1 + v.phi2;
-  if (!(dist < margin)) return;
+  if (!(v.phi1 + v.phi2 < margin)) return;
   tf_contact_point c;
-  memset(&c, 0, sizeof(c));  // padding too, and side 0: both fields, no surface was sampled
-  sub3(c.normal, v.g1, v.g2);
-  normalize3(c.normal);
-  for (int k = 0; k < 3; k++) c.pos[k] = x[k] + 0.5 * (v.phi2 - v.phi1) * c.normal[k];
-  c.dist = dist;
-  if (!found_add(fs, c.pos, c.normal, dist, dedup) || fs->defer) return;
+  midsurface_point(&c, x, &v);
+  if (!found_add(fs, c.pos, c.normal, c.dist, dedup) || fs->defer) return;
   double t0 = tf_stage_start();
   tf_reduce_add(red, &c);
   red->time_s += tf_stage_since(t0);
@@ -324,17 +330,15 @@ static void add_ring(found_set* fs, const field* f1, const field* f2, double mar
         for (int k = 0; k < 3; k++) x[k] += s * d[k] / ld;
         pair_eval(&v, f1, f2, x);
         sub3(d, v.g1, v.g2);
-        ld = norm3(d);
         double gap = v.phi1 + v.phi2;
-        if (ld < 1 || !(gap < margin) || !(gap - gap0 < RING_SLOPE * r)) break;
-        double normal[3], pos[3];
-        scale3(normal, d, 1 / ld);
+        if (norm3(d) < 1 || !(gap < margin) || !(gap - gap0 < RING_SLOPE * r)) break;
+        tf_contact_point c;
+        midsurface_point(&c, x, &v);
         // a face's normal does not turn along it, and its lattice minimisers hold it (the
         // rows a ring adds there are copies: a gear's face on its shoulder filled the set)
-        double turn = dot3(normal, n);
+        double turn = dot3(c.normal, n);
         if (turn < 0.5 || turn > RING_FLAT_COS) break;
-        for (int k = 0; k < 3; k++) pos[k] = x[k] + 0.5 * (v.phi2 - v.phi1) * normal[k];
-        found_add(fs, pos, normal, gap, 0.25 * cell);  // one found already: the ring goes on
+        found_add(fs, c.pos, c.normal, c.dist, 0.25 * cell);  // one found already: ring goes on
       }
     }
   }
@@ -367,15 +371,10 @@ static int keep_below(found_set* fs, const double x[3], const pair_value* v, dou
                       double cell, tf_contact_point* out) {
   double d[3];
   sub3(d, v->g1, v->g2);
-  double dist = v->phi1 + v->phi2;
-  if (!(norm3(d) >= 1) || !(dist < below)) return 0;
+  if (!(norm3(d) >= 1) || !(v->phi1 + v->phi2 < below)) return 0;
   tf_contact_point c;
-  memset(&c, 0, sizeof(c));
-  copy3(c.normal, d);
-  normalize3(c.normal);
-  for (int k = 0; k < 3; k++) c.pos[k] = x[k] + 0.5 * (v->phi2 - v->phi1) * c.normal[k];
-  c.dist = dist;
-  if (!found_add(fs, c.pos, c.normal, dist, 0.25 * cell)) return 0;
+  midsurface_point(&c, x, v);
+  if (!found_add(fs, c.pos, c.normal, c.dist, 0.25 * cell)) return 0;
   *out = c;
   return 1;
 }

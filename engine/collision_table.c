@@ -152,9 +152,10 @@ int tf_collide_n_stats(const tf_shape* a, const tf_shape* b, double margin, int 
     } else {
       // stored the other way round: run it as (b, a) (b's velocity field relative to a's is
       // the negated one), then point the normals from a to b again
-      for (int k = 0; k < 3; k++) stats->approach_lin[k] *= -1, stats->approach_ang[k] *= -1;
+      tf_approach as_given = stats->approach;
+      for (int k = 0; k < 3; k++) stats->approach.lin[k] *= -1, stats->approach.ang[k] *= -1;
       n = run_entry(e, b, a, margin, cap, out, stats);
-      for (int k = 0; k < 3; k++) stats->approach_lin[k] *= -1, stats->approach_ang[k] *= -1;
+      stats->approach = as_given;
       for (int i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) out[i].normal[k] = -out[i].normal[k];
         out[i].side = -out[i].side;

@@ -106,17 +106,14 @@ void tf_reduce_init(tf_contact_reducer* r, const double frame[9], double slab_wi
   r->slab_width = isfinite(slab_width) ? slab_width : 0;
   r->inv_slab_width = r->slab_width > 0 ? 1 / r->slab_width : 0;
   for (int b = 0; b < TF_REDUCE_NBIN; b++) r->bin[b].count = 0;
-  r->touch_margin = INFINITY;
+  memset(&r->approach, 0, sizeof(r->approach));
+  r->approach.margin = INFINITY;
   r->ncandidate = 0;
   r->time_s = 0;
 }
 
-void tf_reduce_set_approach(tf_contact_reducer* r, const double lin[3], const double ang[3],
-                            double h, double touch_margin) {
-  memcpy(r->approach_lin, lin, sizeof(r->approach_lin));
-  memcpy(r->approach_ang, ang, sizeof(r->approach_ang));
-  r->approach_h = h;
-  r->touch_margin = touch_margin;
+void tf_reduce_set_approach(tf_contact_reducer* r, const tf_approach* approach) {
+  r->approach = *approach;
 }
 
 void tf_reduce_init_local(tf_contact_reducer* r, const double frame[9], const double origin[3],
@@ -311,7 +308,8 @@ static int fullest(const int keep[TF_REDUCE_NBIN], const int with[TF_REDUCE_NBIN
 // whether a kept point stays farther apart than the touch margin over the step (the
 // speculative test's straight-line part: such a point never becomes a row)
 static int stays_apart(const tf_contact_reducer* r, const tf_contact_point* c) {
-  if (!(c->dist > r->touch_margin)) return 0;
+  const tf_approach* a = &r->approach;
+  if (!(c->dist > a->margin)) return 0;
   double pos[3], normal[3], v[3];
   if (r->local) {
     tf_mat3_mul_vec(pos, r->frame, c->pos);
@@ -321,9 +319,45 @@ static int stays_apart(const tf_contact_reducer* r, const tf_contact_point* c) {
     memcpy(pos, c->pos, sizeof(pos));
     memcpy(normal, c->normal, sizeof(normal));
   }
-  tf_vec3_cross(v, r->approach_ang, pos);
-  for (int k = 0; k < 3; k++) v[k] += r->approach_lin[k];
-  return c->dist - r->approach_h * dot3(v, normal) > r->touch_margin;
+  tf_vec3_cross(v, a->ang, pos);
+  for (int k = 0; k < 3; k++) v[k] += a->lin[k];
+  return c->dist - a->h * dot3(v, normal) > a->margin;
+}
+
+// 0. of the reduction over the cap: the points that do not close within the step (each
+// tested once), farthest first (ties: the later bin, then the later point; a bin's deepest
+// only as its last point), until total is cap or none is left; returns the new total
+static int drop_apart(const tf_contact_reducer* r,
+                      const tf_contact_point* pts[TF_REDUCE_NBIN][TF_REDUCE_PER_BIN],
+                      int keep[TF_REDUCE_NBIN], int nslab[TF_REDUCE_NBIN],
+                      int nextreme[TF_REDUCE_NBIN], int total, int cap) {
+  if (total <= cap) return total;
+  unsigned char apart[TF_REDUCE_NBIN][TF_REDUCE_PER_BIN];
+  for (int b = 0; b < TF_REDUCE_NBIN; b++) {
+    for (int i = 0; i < keep[b]; i++) apart[b][i] = (unsigned char)stays_apart(r, pts[b][i]);
+  }
+  while (total > cap) {
+    int wb = -1, wi = -1;
+    for (int b = 0; b < TF_REDUCE_NBIN; b++) {
+      for (int i = keep[b] > 1; i < keep[b]; i++) {
+        if (apart[b][i] && (wb < 0 || pts[b][i]->dist >= pts[wb][wi]->dist)) wb = b, wi = i;
+      }
+    }
+    if (wb < 0) break;
+    for (int i = wi; i + 1 < keep[wb]; i++) {
+      pts[wb][i] = pts[wb][i + 1];
+      apart[wb][i] = apart[wb][i + 1];
+    }
+    if (wi == 0) {
+      keep[wb] = 0;
+    } else if (wi <= nslab[wb]) {
+      nslab[wb]--, keep[wb]--;
+    } else {
+      nextreme[wb]--, keep[wb]--;
+    }
+    total--;
+  }
+  return total;
 }
 
 int tf_reduce_finish(tf_contact_point* out, const tf_contact_reducer* r, int cap,
@@ -339,27 +373,7 @@ int tf_reduce_finish(tf_contact_point* out, const tf_contact_reducer* r, int cap
     total += keep[b];
     bins += keep[b] > 0;
   }
-  // 0. points that do not close within the step, farthest first (ties: the later bin, then
-  // the later point; a bin's deepest only as its last point)
-  while (total > cap) {
-    int wb = -1, wi = -1;
-    for (int b = 0; b < TF_REDUCE_NBIN; b++) {
-      for (int i = keep[b] > 1; i < keep[b]; i++) {
-        double dist = pts[b][i]->dist;
-        if (stays_apart(r, pts[b][i]) && (wb < 0 || dist >= pts[wb][wi]->dist)) wb = b, wi = i;
-      }
-    }
-    if (wb < 0) break;
-    for (int i = wi; i + 1 < keep[wb]; i++) pts[wb][i] = pts[wb][i + 1];
-    if (wi == 0) {
-      keep[wb] = 0;
-    } else if (wi <= nslab[wb]) {
-      nslab[wb]--, keep[wb]--;
-    } else {
-      nextreme[wb]--, keep[wb]--;
-    }
-    total--;
-  }
+  total = drop_apart(r, pts, keep, nslab, nextreme, total, cap);
   // 1. extremes, from the bins holding the most points, each bin's last first
   while (total > cap) {
     int worst = fullest(keep, nextreme, r);

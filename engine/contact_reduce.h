@@ -38,8 +38,8 @@ typedef struct tf_contact_reducer {
   double slab_width;                                // m; 0: no slab rows
   double inv_slab_width;                            // 1 / slab_width (0: none)
   tf_reduce_bin bin[TF_REDUCE_NBIN];
-  // the step's speculative test (tf_reduce_set_approach; touch_margin INFINITY: none)
-  double approach_lin[3], approach_ang[3], approach_h, touch_margin;
+  // the step's speculative test (tf_reduce_set_approach; margin INFINITY after init: none)
+  tf_approach approach;
   int ncandidate;  // candidates added, the non-finite ones included
   double time_s;   // seconds its callers spent in it (they time their blocks of adds)
 } tf_contact_reducer;
@@ -68,12 +68,8 @@ void tf_reduce_init(tf_contact_reducer* r, const double frame[9], double slab_wi
 void tf_reduce_init_local(tf_contact_reducer* r, const double frame[9], const double origin[3],
                           double slab_width);
 
-// the step's speculative test for the reduction over the cap: the first shape's velocity
-// field relative to the second's, v(p) = lin + ang x p (world), over a step of h, and the gap
-// under which a point touches (touch_margin): a point with dist - h v(p) . normal >
-// touch_margin does not close within the step
-void tf_reduce_set_approach(tf_contact_reducer* r, const double lin[3], const double ang[3],
-                            double h, double touch_margin);
+// the step's speculative test (collision.h) for the reduction over the cap
+void tf_reduce_set_approach(tf_contact_reducer* r, const tf_approach* approach);
 
 // one candidate (world, or the bins' frame for a local reducer); non-finite ones are counted
 // and ignored

@@ -1098,7 +1098,11 @@ static void test_reduce_closing_first(void** state) {
   for (int test = 0; test < 3; test++) {
     tf_contact_reducer r;
     tf_reduce_init(&r, NULL, 0);
-    if (test > 0) tf_reduce_set_approach(&r, lin[test], ang, 0.01, 1e-4);
+    if (test > 0) {
+      tf_approach a = {.h = 0.01, .margin = 1e-4};
+      for (int k = 0; k < 3; k++) a.lin[k] = lin[test][k], a.ang[k] = ang[k];
+      tf_reduce_set_approach(&r, &a);
+    }
     for (int i = 0; i < n; i++) tf_reduce_add(&r, in + i);
     int m = tf_reduce_finish(out, &r, 8, NULL);
     assert_int_equal(m, 8);
