@@ -64,6 +64,18 @@
 // from one setting to its neighbour (docs/measured.md, "fbnewton"). These two values hold
 // every gate, as do their neighbours 1e-11 and 3e-7; the earlier 1e-12 and 1e-8 lost the
 // 1:100 stack at 1 ms.
+// Stagnation floor (Levenberg-Marquardt's adaptive damping, applied to the Newton matrix):
+// where the solution is far from unique, rounding amplified by 1 / rho sends the full step
+// far along W's null space, the residual jumps by orders of magnitude and the halved steps
+// crawl. A gear train on its shafts is that case: about 170 rows on 18 dofs, every tooth
+// and bore contact sliding, and with the floor above alone two thirds of its solves ended at
+// the cap with rows up to 0.03 m/s off. So each backtrack raises a floor under rho
+// (FB_STALL_REG_START, then 10x per backtrack up to FB_STALL_REG_MAX), and each new anchor
+// halves it: the step then stays in the range of W and the iteration descends. No floor
+// exists until the first backtrack, so a solve that never backtracks is unchanged. A fixed
+// rho of 1e-4 or more instead lost the 1:100 stack's landing (its rows differ 100x in
+// Delassus scale), as did a floor that only grew; gears at 100 and 50 Hz over the gate's
+// 21 speeds went from 19 and 6 holding to 21 and 21 (docs/measured.md, "fbnewton").
 //
 // Best-iterate backtracking (the paper's replacement for a line search at large steps): the
 // full Newton step is always taken, even when it raises the residual (a semismooth step may
@@ -92,10 +104,13 @@
 #include "solver.h"
 #include "solver_util.h"
 
-#define FB_MAX_UNIT 6     // largest contact block (normal + up to 5 friction rows)
-#define FB_PATIENCE 3     // Newton steps without a new best before backtracking
-#define FB_REG_MIN 3e-11  // floor of the Newton matrix's relative regularisation
-#define FB_REG_MAX 1e-7   // its ceiling far from the solution
+#define FB_MAX_UNIT 6            // largest contact block (normal + up to 5 friction rows)
+#define FB_PATIENCE 3            // Newton steps without a new best before backtracking
+#define FB_REG_MIN 3e-11         // floor of the Newton matrix's relative regularisation
+#define FB_REG_MAX 1e-7          // its ceiling far from the solution
+#define FB_STALL_REG_START 1e-6  // the stagnation floor of rho at the first backtrack
+#define FB_STALL_REG_MAX 1e-2    // its ceiling
+#define FB_STALL_REG_GROW 10     // its growth per backtrack (halved per new anchor)
 
 // everything one solve needs, carved from a single arena block
 typedef struct fb_work {
@@ -478,12 +493,12 @@ int tf_solve_fbnewton(const tf_model* m, tf_data* d, const tf_constraint_problem
   for (int i = 0; i < nefc; i++) w.lam[i] = isfinite(lambda[i]) ? lambda[i] : 0;
   fb_admissible(p, w.lam);
   double res = fb_residual(&w, w.lam, w.u, w.F);
-  double res_best = res, res_anchor = res, alpha = 1, tol = s->tolerance;
+  double res_best = res, res_anchor = res, alpha = 1, tol = s->tolerance, stall_reg = 0;
   memcpy(w.lam_best, w.lam, sizeof(double) * (size_t)nefc);
   memcpy(w.lam_anchor, w.lam, sizeof(double) * (size_t)nefc);
   int failed = !isfinite(res), it = 0, since_anchor = 0;
   for (; !failed && res_best > tol && it < s->iterations; it++) {
-    double rho = FB_REG_MIN + fmin(FB_REG_MAX, res / u_ref);
+    double rho = fmax(stall_reg, FB_REG_MIN + fmin(FB_REG_MAX, res / u_ref));
     fb_newton_matrix(&w, rho);
     for (int i = 0; i < nefc; i++) w.lam_step[i] = -w.F[i];
     int info = tf_lu(nefc, w.G, w.ipiv);
@@ -514,12 +529,15 @@ int tf_solve_fbnewton(const tf_model* m, tf_data* d, const tf_constraint_problem
       memcpy(w.lam_anchor, w.lam, sizeof(double) * (size_t)nefc);
       since_anchor = 0;
       alpha = fmin(1, 2 * alpha);
+      stall_reg *= 0.5;
     } else if (++since_anchor >= FB_PATIENCE || !isfinite(res_try)) {
       // backtrack: from the best Newton iterate, with a shorter step
       memcpy(w.lam, w.lam_anchor, sizeof(double) * (size_t)nefc);
       res = fb_residual(&w, w.lam, w.u, w.F);
       alpha *= 0.5;
       since_anchor = 0;
+      stall_reg = stall_reg > 0 ? fmin(FB_STALL_REG_MAX, FB_STALL_REG_GROW * stall_reg)
+                                : FB_STALL_REG_START;
       if (alpha < 1e-6) break;  // no step length helps: the best is as good as it gets
     }
   }
