@@ -22,6 +22,7 @@ extern const tf_task_gate tf_gate_connectors_robot;
 extern const tf_task_gate tf_gate_peg_large_dt;
 extern const tf_task_gate tf_gate_boltnut_large_dt;
 extern const tf_task_gate tf_gate_gears_large_dt;
+extern const tf_task_gate tf_gate_gears_fbnewton_large_dt;
 extern const tf_task_gate tf_gate_connectors_large_dt;
 
 static const tf_task_gate* const gates[] = {
@@ -41,7 +42,8 @@ static const tf_task_gate* const gates[] = {
     &tf_gate_peg_large_dt,
     &tf_gate_boltnut_large_dt,
     &tf_gate_connectors_large_dt,
-    &tf_gate_gears_large_dt, /* large steps */
+    &tf_gate_gears_large_dt,
+    &tf_gate_gears_fbnewton_large_dt, /* large steps */
     NULL,
 };
 
