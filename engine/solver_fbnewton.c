@@ -399,7 +399,21 @@ static void fb_newton_matrix(fb_work* w, double rho) {
     int adr = p->block_adr[blk], ud = unit_dim(p, blk);
     for (int row = adr; row < adr + p->block_dim[blk]; row += ud) {
       fb_unit(w, blk, row, ud, w->u + row, w->lam + row, Fu, B, C);
+      // an open unit (B = 0: an open contact, a saturated friction row, a frictionless
+      // tangent) has rows of B W that are zero: no products to form (a third of the gears')
+      int open = 1;
+      for (int k = 0; k < ud * ud; k++) open &= B[k] == 0;
       for (int j = 0; j < ud; j++) {
+        if (open) {
+          for (int col = 0; col < nefc; col++) {
+            w->G[(size_t)col * (size_t)nefc + (size_t)(row + j)] = 0;
+          }
+          for (int k = 0; k < ud; k++) {
+            w->G[(size_t)(row + k) * (size_t)nefc + (size_t)(row + j)] += C[j * ud + k];
+          }
+          w->G[(size_t)(row + j) * (size_t)nefc + (size_t)(row + j)] += rho * w->s[row + j];
+          continue;
+        }
         double* bj = w->BJ + (size_t)j * (size_t)nv;
         memset(bj, 0, sizeof(double) * (size_t)nv);
         for (int k = 0; k < ud; k++) {
