@@ -83,8 +83,6 @@ int tf_collide(const tf_shape* a, const tf_shape* b, double margin, tf_contact_p
 int tf_collide_n(const tf_shape* a, const tf_shape* b, double margin, int cap,
                  tf_contact_point* out, int* candidates);
 
-// what one tf_collide_n_stats call did: candidates before reduction, and the seconds spent
-// reducing them (the rest of the call is the search; 0 with the timers compiled out)
 // the step's speculative test (collision_driver.c), for a reduction over its cap: the first
 // shape's velocity field relative to the second's, v(p) = lin + ang x p (world), over a step
 // of h, and the gap under which a pair touches (margin > 0; 0: no test). A point with
@@ -94,6 +92,8 @@ typedef struct tf_approach {
   double h, margin;
 } tf_approach;
 
+// what one tf_collide_n_stats call did: candidates before reduction, and the seconds spent
+// reducing them (the rest of the call is the search; 0 with the timers compiled out)
 typedef struct tf_collide_stats {
   // in: nwarm world points where the pair touched last step, which a pair searched by
   // descent (SDF x SDF) also starts from (NULL / 0: none)

@@ -404,16 +404,6 @@ static void fb_newton_matrix(fb_work* w, double rho) {
       int open = 1;
       for (int k = 0; k < ud * ud; k++) open &= B[k] == 0;
       for (int j = 0; j < ud; j++) {
-        if (open) {
-          for (int col = 0; col < nefc; col++) {
-            w->G[(size_t)col * (size_t)nefc + (size_t)(row + j)] = 0;
-          }
-          for (int k = 0; k < ud; k++) {
-            w->G[(size_t)(row + k) * (size_t)nefc + (size_t)(row + j)] += C[j * ud + k];
-          }
-          w->G[(size_t)(row + j) * (size_t)nefc + (size_t)(row + j)] += rho * w->s[row + j];
-          continue;
-        }
         double* bj = w->BJ + (size_t)j * (size_t)nv;
         memset(bj, 0, sizeof(double) * (size_t)nv);
         for (int k = 0; k < ud; k++) {
@@ -424,7 +414,7 @@ static void fb_newton_matrix(fb_work* w, double rho) {
         }
         for (int col = 0; col < nefc; col++) {
           w->G[(size_t)col * (size_t)nefc + (size_t)(row + j)] =
-              dot(bj, w->Y + (size_t)col * (size_t)nv, nv);
+              open ? 0 : dot(bj, w->Y + (size_t)col * (size_t)nv, nv);
         }
         for (int k = 0; k < ud; k++) {
           w->G[(size_t)(row + k) * (size_t)nefc + (size_t)(row + j)] += C[j * ud + k];
